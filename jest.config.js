@@ -1,0 +1,23 @@
+// The suite runs once per database: always on SQLite, and on PostgreSQL when
+// TEST_POSTGRES_URL names a server (CI sets it; see README.md).
+const base = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // openapi-backend's $ref resolver is an ES module; Jest on Node 20 loads only CommonJS.
+    '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
+  testTimeout: 30000,
+};
+
+const projects = [{ ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] }];
+if (process.env.TEST_POSTGRES_URL) {
+  projects.push({ ...base, displayName: 'postgresql', setupFiles: ['<rootDir>/test/support/use-postgres.js'] });
+} else {
+  process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');
+}
+
+module.exports = { projects };

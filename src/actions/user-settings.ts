@@ -1,0 +1,55 @@
+// Changing a user's own settings, with a user_settings event per changed
+// setting to the user's clients and, for a new name, a realm_user update to
+// the whole organization.
+import type { User } from '../../generated/prisma/sqlite/client';
+import { ApiError } from '../errors';
+import { userSettingColumns, type UserSettingName } from '../lib/user-settings';
+import type { Services } from '../services';
+
+/** The changes asked for: a new full name and any personal settings. */
+export interface SettingsChange {
+  fullName?: string;
+  settings: Partial<Record<UserSettingName, string | number | boolean>>;
+}
+
+function isTimeZone(zone: string): boolean {
+  if (zone === '') return true;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Applies `change` to `user`; settings equal to their current value change nothing. */
+export async function doUpdateUserSettings(services: Services, user: User, change: SettingsChange): Promise<void> {
+  const settings = change.settings;
+  if (typeof settings.timezone === 'string' && !isTimeZone(settings.timezone)) throw new ApiError('Invalid timezone');
+  const fullName = change.fullName?.trim();
+  if (change.fullName !== undefined && !fullName) throw new ApiError('Name too short!');
+  await services.db.write(async (tx, onCommit) => {
+    const current = await tx.user.findUniqueOrThrow({ where: { id: user.id } });
+    const data: Record<string, unknown> = {};
+    const changed: [UserSettingName, unknown][] = [];
+    for (const [name, value] of Object.entries(settings) as [UserSettingName, unknown][]) {
+      const column = userSettingColumns[name];
+      if (value === undefined || current[column] === value) continue;
+      data[column] = value;
+      changed.push([name, value]);
+    }
+    const renamed = fullName !== undefined && fullName !== current.fullName;
+    if (renamed) data.fullName = fullName;
+    if (Object.keys(data).length === 0) return;
+    await tx.user.update({ where: { id: user.id }, data });
+    const everyone = renamed ? await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true } }) : [];
+    onCommit(() => {
+      services.auth.forgetUser(user.id);
+      for (const [property, value] of changed) services.bus.publish({ type: 'user_settings', op: 'update', property, value }, [user.id]);
+      if (renamed) {
+        services.bus.publish({ type: 'user_settings', op: 'update', property: 'full_name', value: fullName }, [user.id]);
+        services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: fullName } }, everyone.map((u) => u.id));
+      }
+    });
+  });
+}

@@ -1,0 +1,95 @@
+// Configuration, read from the environment once at start, with defaults that
+// work on a laptop. Every variable is listed in README.md.
+import { resolve } from 'node:path';
+import { projectRoot } from './paths';
+
+/** The server's settings. */
+export interface Config {
+  /** Port the HTTP server listens on. */
+  port: number;
+  /** Address the HTTP server binds to. */
+  host: string;
+  /** `file:...` for SQLite or `postgresql://...` for PostgreSQL. */
+  databaseUrl: string;
+  /** Largest number of PostgreSQL connections in the pool. */
+  databasePoolSize: number;
+  /** Milliseconds to wait for a PostgreSQL connection before failing. */
+  databaseConnectTimeoutMs: number;
+  /** The address users reach the server at, without a trailing slash. */
+  externalUrl: string;
+  /** Redis address for events between server processes; empty for one process. */
+  redisUrl: string;
+  /** Seconds a long-poll waits before answering with a heartbeat. */
+  heartbeatSeconds: number;
+  /** Seconds an event queue may go unpolled before it is removed. */
+  queueTimeoutSeconds: number;
+  /** Most events a queue holds; older ones are dropped past it. */
+  queueMaxEvents: number;
+  /** Authenticated requests allowed per user per window. */
+  rateLimitUserRequests: number;
+  /** Unauthenticated requests allowed per address per window. */
+  rateLimitIpRequests: number;
+  /** Length of a rate-limit window, in seconds. */
+  rateLimitWindowSeconds: number;
+  /** Failed password logins allowed per username per 30 minutes. */
+  rateLimitAuthAttempts: number;
+  /** Folder uploaded files are stored in. */
+  uploadsDir: string;
+  /** Minimum level of log lines written: debug, info, warn, error or silent. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer of at least ${min}, not "${raw}"`);
+  return value;
+}
+
+function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, not "${raw}"`);
+  return value;
+}
+
+/** The SQLite file used when DATABASE_URL is not set. */
+export const defaultDatabaseUrl = `file:${resolve(projectRoot, 'data', 'chat.db')}`;
+
+/** Reads and checks the configuration; throws with the variable's name on bad input. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 9991);
+  const host = env.HOST || '127.0.0.1';
+  const databaseUrl = env.DATABASE_URL || defaultDatabaseUrl;
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)');
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL must be one of debug, info, warn, error, silent');
+  }
+  return {
+    port,
+    host,
+    databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
+    databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
+    externalUrl: (env.EXTERNAL_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    redisUrl: env.REDIS_URL || '',
+    heartbeatSeconds: number(env, 'EVENT_HEARTBEAT_SECONDS', 50),
+    queueTimeoutSeconds: number(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600),
+    queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10000, 1),
+    rateLimitUserRequests: integer(env, 'RATE_LIMIT_USER_REQUESTS', 200, 1),
+    rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),
+    rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
+    rateLimitAuthAttempts: integer(env, 'RATE_LIMIT_AUTH_ATTEMPTS', 5, 1),
+    uploadsDir: resolve(env.UPLOADS_DIR || resolve(projectRoot, 'data', 'uploads')),
+    logLevel,
+  };
+}
+
+export { ConfigError };

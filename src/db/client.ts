@@ -1,0 +1,92 @@
+// The one way into the database. `openDatabase` picks the Prisma client for
+// the provider in DATABASE_URL; `read` and `write` are the only doors, so that
+// on SQLite no query can slip into somebody else's open transaction, and so
+// that events are published only after the transaction that caused them commits.
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sqlite/client';
+import { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
+import { ReadWriteLock } from './lock';
+import { parseDatabaseUrl } from './url';
+
+/** The Prisma client; both providers' clients share this shape. */
+export type Client = SqliteClient;
+/** A client inside a transaction, or outside one; what reads take. */
+export type Db = Prisma.TransactionClient;
+
+/** Registers work to run once the current transaction has committed. */
+export type OnCommit = (callback: () => void) => void;
+
+/** Database options beyond the URL. */
+export interface DatabaseOptions {
+  poolSize?: number;
+  connectTimeoutMs?: number;
+  /** Milliseconds a transaction may run before it is rolled back. */
+  transactionTimeoutMs?: number;
+}
+
+/** The database, with its two doors. */
+export class Database {
+  private readonly lock: ReadWriteLock | null;
+
+  constructor(
+    /** The Prisma client; use `read` and `write` rather than this. */
+    readonly client: Client,
+    readonly provider: 'sqlite' | 'postgresql',
+    private readonly transactionTimeoutMs = 15_000,
+  ) {
+    this.lock = provider === 'sqlite' ? new ReadWriteLock() : null;
+  }
+
+  /** Runs reads outside any transaction. */
+  read<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return this.lock ? this.lock.shared(() => fn(this.client)) : fn(this.client);
+  }
+
+  /**
+   * Runs `fn` in one transaction. Callbacks given to `onCommit` (event
+   * publication, cache invalidation) run after the commit, in order, and not at
+   * all when the transaction fails.
+   */
+  async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
+    const callbacks: (() => void)[] = [];
+    const run = () =>
+      this.client.$transaction((tx) => fn(tx, (cb) => callbacks.push(cb)), {
+        timeout: this.transactionTimeoutMs,
+        maxWait: this.transactionTimeoutMs,
+      });
+    const result = await (this.lock ? this.lock.exclusive(run) : run());
+    for (const callback of callbacks) callback();
+    return result;
+  }
+
+  /** Closes the connections. */
+  async close(): Promise<void> {
+    await this.client.$disconnect();
+  }
+}
+
+/** Opens the database at `url` (already migrated) with the matching client. */
+export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<Database> {
+  const target = parseDatabaseUrl(url);
+  if (target.provider === 'sqlite') {
+    const adapter = new PrismaBetterSqlite3({ url: target.file, timeout: 5000 });
+    const client = new SqliteClient({ adapter });
+    await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+    await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+    await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
+    return new Database(client, 'sqlite', options.transactionTimeoutMs);
+  }
+  const adapter = new PrismaPg(
+    {
+      connectionString: target.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      // Raw queries name tables without a schema; make them find the right ones.
+      ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
+    },
+    target.schema ? { schema: target.schema } : undefined,
+  );
+  const client = new PostgresClient({ adapter }) as unknown as Client;
+  return new Database(client, 'postgresql', options.transactionTimeoutMs);
+}

@@ -1,0 +1,19 @@
+// How actions publish events. Today every event is for this process's queues;
+// a deployment of several processes on PostgreSQL replaces LocalEventBus with
+// one that relays through Redis, without any action changing.
+import type { EventBody, EventQueues } from './queues';
+
+/** Publishes events to users' queues, wherever those queues live. */
+export interface EventBus {
+  /** Sends `event` to every queue of `userIds`. */
+  publish(event: EventBody, userIds: Iterable<number>): void;
+}
+
+/** Delivers straight into this process's queues. */
+export class LocalEventBus implements EventBus {
+  constructor(private readonly queues: EventQueues) {}
+
+  publish(event: EventBody, userIds: Iterable<number>): void {
+    this.queues.publish(event, userIds);
+  }
+}

@@ -1,0 +1,78 @@
+// Event queues: POST /register, GET /events and DELETE /events.
+import { badEventQueue, badRequest } from '../errors';
+import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
+import type { StateRequest } from '../lib/state';
+import { stateProviders } from '../lib/state-providers';
+import type { Handler } from './types';
+
+type NarrowTerm = StateRequest['narrow'][number];
+
+/** Accepts a narrow as [operator, operand] pairs or as objects. */
+function normalizeNarrow(raw: unknown[] | undefined): NarrowTerm[] {
+  return (raw ?? []).map((term, i) => {
+    if (Array.isArray(term) && term.length === 2 && typeof term[0] === 'string') return { operator: term[0], operand: term[1] };
+    if (term && typeof term === 'object' && typeof (term as NarrowTerm).operator === 'string' && 'operand' in term) return term as NarrowTerm;
+    throw badRequest(`narrow[${i}] is not a valid narrow term`);
+  });
+}
+
+/** Creates an event queue and returns it with the initial state asked for. */
+export const registerQueue: Handler<'register-queue'> = async ({ params, services, user, realm }) => {
+  const narrow = normalizeNarrow(params.narrow as unknown[] | undefined);
+  const eventTypes = params.event_types ?? null;
+  const fetchTypes = params.fetch_event_types ?? eventTypes;
+  const queue =
+    eventTypes !== null && eventTypes.length === 0
+      ? null
+      : services.queues.create({
+          userId: user.id,
+          realmId: realm.id,
+          eventTypes,
+          allPublicStreams: params.all_public_streams ?? false,
+          narrow,
+          clientCapabilities: params.client_capabilities ?? {},
+        });
+  const state = await services.db.read(async (db) => {
+    const req: StateRequest = {
+      db,
+      services,
+      user,
+      realm,
+      narrow,
+      clientGravatar: params.client_gravatar ?? false,
+      applyMarkdown: params.apply_markdown ?? false,
+      includeSubscribers: params.include_subscribers ?? false,
+      slimPresence: params.slim_presence ?? false,
+      clientCapabilities: params.client_capabilities ?? {},
+    };
+    const out: Record<string, unknown> = {};
+    for (const [type, provider] of Object.entries(stateProviders)) {
+      if (fetchTypes === null || fetchTypes.includes(type)) Object.assign(out, await provider(req));
+    }
+    return out;
+  });
+  return {
+    ...state,
+    queue_id: queue?.id ?? null,
+    last_event_id: queue?.lastEventId ?? -1,
+    zulip_version: ZULIP_VERSION,
+    zulip_feature_level: ZULIP_FEATURE_LEVEL,
+    zulip_merge_base: ZULIP_VERSION,
+  };
+};
+
+/** Long-polls a queue for events after `last_event_id`. */
+export const getEvents: Handler<'get-events'> = async ({ params, services, user, onAbort }) => {
+  const queue = services.queues.get(params.queue_id, user.id);
+  if (!queue) throw badEventQueue(params.queue_id);
+  const events = await services.queues.poll(queue, params.last_event_id ?? -1, params.dont_block ?? false, onAbort);
+  return { queue_id: queue.id, events };
+};
+
+/** Deletes a queue. */
+export const deleteQueue: Handler<'delete-queue'> = async ({ params, services, user }) => {
+  const queue = services.queues.get(params.queue_id, user.id);
+  if (!queue) throw badEventQueue(params.queue_id);
+  services.queues.delete(queue);
+  return {};
+};

@@ -1,0 +1,62 @@
+// Handler types, derived from the contract: a handler's parameters and the
+// fields of its success response come from generated/api.d.ts, so a handler
+// that reads a parameter the operation does not define, or returns a field its
+// response does not allow, does not compile.
+import type { operations } from '../../generated/api';
+import type { AuthUser } from '../http/auth';
+import type { Services } from '../services';
+
+/** Every operationId of openapi.yaml. */
+export type OperationId = keyof operations;
+
+type Defined<T> = [T] extends [undefined] ? {} : [T] extends [never] ? {} : NonNullable<T>;
+type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P } ? Defined<P> : {};
+type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? Defined<Q> : {};
+type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer B }
+  ? Defined<B> extends { content: { 'application/x-www-form-urlencoded': infer F } }
+    ? F
+    : {}
+  : {};
+
+/** The decoded parameters of operation K. */
+export type Params<K extends OperationId> = PathOf<K> & QueryOf<K> & BodyOf<K>;
+
+type SuccessOf<K extends OperationId> = operations[K]['responses'] extends { 200: { content: { 'application/json': infer S } } } ? S : never;
+
+/** The fields a handler returns: the success body without the envelope's own fields. */
+export type Result<K extends OperationId> = Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+
+/** What every handler receives. */
+export interface PublicRequest<K extends OperationId> {
+  params: Params<K>;
+  services: Services;
+  /** The client's address, for rate limits. */
+  ip: string;
+  /** The Host the client addressed, which names the organization. */
+  host: string;
+  /** Files of a multipart request, by field name. */
+  files: Record<string, UploadedFile>;
+  /** Registers cleanup for when the client disconnects (long-polls). */
+  onAbort: (cancel: () => void) => void;
+}
+
+/** What an authenticated handler receives: the request and its user. */
+export interface AuthedRequest<K extends OperationId> extends PublicRequest<K>, AuthUser {}
+
+/** An uploaded file, as stored in a temporary location. */
+export interface UploadedFile {
+  path: string;
+  name: string;
+  size: number;
+  type: string;
+}
+
+/** Implements an operation that needs credentials. */
+export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<Result<K>>;
+/** Implements an operation that needs none. */
+export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Result<K>>;
+
+/** Handlers by operationId; operations without one answer 404 until implemented. */
+export type HandlerMap = { [K in OperationId]?: Handler<K> };
+/** Handlers of unauthenticated operations by operationId. */
+export type PublicHandlerMap = { [K in OperationId]?: PublicHandler<K> };

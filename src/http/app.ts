@@ -1,0 +1,78 @@
+// The Koa application: request IDs and access logs, the error envelope, form
+// body parsing, the route table built from openapi.yaml, and the answers for
+// paths and methods that match no operation.
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { handlers, publicHandlers } from '../handlers';
+import type { Services } from '../services';
+import { sendError } from './envelope';
+import { buildRouter, methodsByShape } from './routes';
+import { loadSpec, specPath } from './spec';
+
+/** Builds the application for `services`; `lazy` defers compiling validators (see loadSpec). */
+export async function createApp(services: Services, options: { lazy?: boolean } = {}): Promise<Koa> {
+  const { api, operations } = await loadSpec(specPath, options.lazy);
+  const implemented = operations.filter((op) => op.operationId in handlers || op.operationId in publicHandlers);
+  const router = buildRouter(api, implemented, services, handlers, publicHandlers);
+  const shapes = methodsByShape(implemented);
+  const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
+  const { log } = services;
+
+  app.use(async (ctx, next) => {
+    const requestId = randomUUID();
+    const started = process.hrtime.bigint();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (error) {
+      sendError(ctx, error, log, requestId);
+    }
+    log.debug('request', {
+      request_id: requestId,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Number(process.hrtime.bigint() - started) / 1e6,
+    });
+  });
+
+  app.use(
+    koaBody({
+      multipart: true,
+      urlencoded: true,
+      json: false,
+      text: false,
+      formLimit: '10mb',
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      formidable: { maxFileSize: 25 * 1024 * 1024, uploadDir: tmpdir(), keepExtensions: true },
+    }),
+  );
+
+  app.use(router.routes());
+
+  app.use(async (ctx) => {
+    if (!ctx.path.startsWith('/api/v1/') && ctx.path !== '/api/v1') {
+      ctx.status = 404;
+      ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
+      return;
+    }
+    const match = shapes.find((s) => s.pattern.test(ctx.path));
+    if (match && ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      ctx.set('Allow', match.methods.join(', '));
+      return;
+    }
+    if (match && !match.methods.includes(ctx.method)) {
+      ctx.status = 405;
+      ctx.set('Allow', match.methods.join(', '));
+      ctx.body = { result: 'error', msg: 'Method Not Allowed', allowed_methods: match.methods };
+      return;
+    }
+    ctx.status = 404;
+    ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
+  });
+
+  return app;
+}

@@ -1,0 +1,124 @@
+// The route table, built from openapi.yaml: one @koa/router route per path
+// template and method, bound by operationId to its handler. Only the matched
+// operation's request is validated (openapi-backend's own router is not used).
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type OpenAPIBackend from 'openapi-backend';
+import { ApiError } from '../errors';
+import type { HandlerMap, PublicHandlerMap, UploadedFile } from '../handlers/types';
+import type { Services } from '../services';
+import { parseParams } from './params';
+import type { OperationSpec } from './spec';
+
+type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
+
+/** Turns `/users/{user_id}` into `/users/:user_id` (and a slash-spanning parameter into a wildcard). */
+export function koaPath(op: OperationSpec): string {
+  return op.path.replace(/\{(\w+)\}/g, (_, name: string) => (op.params.get(name)?.matchesSlashes ? `*${name}` : `:${name}`));
+}
+
+/** The template with parameter names erased, so /users/{user_id} and /users/{email} compare equal. */
+function shape(path: string): string {
+  return path.replace(/\{\w+\}/g, '{}');
+}
+
+/** Literal segments sort before parameters, so /users/me wins over /users/{user_id}. */
+function specificity(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const px = x[i].startsWith('{');
+    const py = y[i].startsWith('{');
+    if (px !== py) return px ? 1 : -1;
+  }
+  return y.length - x.length;
+}
+
+function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
+  const out: Record<string, UploadedFile> = {};
+  for (const [field, value] of Object.entries(ctx.request.files ?? {})) {
+    const file = Array.isArray(value) ? value[0] : value;
+    if (file) out[field] = { path: file.filepath, name: file.originalFilename ?? 'file', size: file.size, type: file.mimetype ?? 'application/octet-stream' };
+  }
+  return out;
+}
+
+/**
+ * Builds the router. Operations sharing a method and template shape (the
+ * user-by-ID and user-by-email pair) share one route; an integer-looking value
+ * goes to the operation whose parameter is an integer.
+ */
+export function buildRouter(api: OpenAPIBackend, operations: OperationSpec[], services: Services, handlers: HandlerMap, publicHandlers: PublicHandlerMap): Router {
+  const router = new Router({ prefix: '/api/v1' });
+  const groups = new Map<string, OperationSpec[]>();
+  for (const op of operations) {
+    if (!handlers[op.operationId as keyof HandlerMap] && !publicHandlers[op.operationId as keyof PublicHandlerMap]) continue;
+    const key = `${op.method} ${shape(op.path)}`;
+    groups.set(key, [...(groups.get(key) ?? []), op]);
+  }
+  const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
+  for (const candidates of ordered) {
+    const pick = (params: Record<string, string>): OperationSpec => {
+      if (candidates.length === 1) return candidates[0];
+      const numeric = candidates.find((op) => [...op.params.values()].some((p) => p.in === 'path' && p.integer));
+      const other = candidates.find((op) => op !== numeric) ?? candidates[0];
+      const value = Object.values(params)[0] ?? '';
+      return numeric && /^\d+$/.test(value) ? numeric : other;
+    };
+    const first = candidates[0];
+    router.register(koaPath(first), [first.method], async (ctx) => {
+      const op = pick(ctx.params);
+      // Rename positional path parameters to the chosen operation's names.
+      const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const values = [...first.path.matchAll(/\{(\w+)\}/g)].map((m) => {
+        const raw = ctx.params[m[1]] as unknown;
+        return Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
+      });
+      const pathParams = Object.fromEntries(names.map((name, i) => [name, values[i]]));
+      const authed = op.authenticated;
+      const auth = authed ? await services.auth.authenticate(ctx.get('authorization') || undefined) : null;
+      const limit = auth ? services.limits.user.hit(`user:${auth.user.id}`) : services.limits.ip.hit(`ip:${ctx.ip}`);
+      ctx.set('X-RateLimit-Limit', String(limit.limit));
+      ctx.set('X-RateLimit-Remaining', String(limit.remaining));
+      ctx.set('X-RateLimit-Reset', String(limit.reset));
+      const { params, ignored } = parseParams(op, api.validator.getRequestValidatorsForOperation(op.operationId), {
+        pathParams,
+        query: ctx.query,
+        body: ctx.request.body as Record<string, unknown> | undefined,
+      });
+      const handler = (authed ? handlers : publicHandlers)[op.operationId as keyof HandlerMap] as AnyHandler | undefined;
+      if (!handler) throw new ApiError('Not Found', 'NOT_FOUND', 404);
+      const aborts: (() => void)[] = [];
+      const onClose = () => aborts.forEach((cancel) => cancel());
+      ctx.req.once('close', onClose);
+      try {
+        const data = await handler({
+          params,
+          services,
+          ip: ctx.ip,
+          host: ctx.host,
+          files: uploadedFiles(ctx),
+          onAbort: (cancel: () => void) => aborts.push(cancel),
+          ...(auth ?? {}),
+        });
+        ctx.body = { result: 'success', msg: '', ...data, ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}) };
+      } finally {
+        ctx.req.off('close', onClose);
+      }
+    });
+  }
+  return router;
+}
+
+/** Every method some operation defines for each template shape, for 405 answers. */
+export function methodsByShape(operations: OperationSpec[]): { pattern: RegExp; methods: string[] }[] {
+  const byShape = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const op of operations) {
+    const s = shape(op.path);
+    const regex = s.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\\?\}/g, '[^/]+');
+    const entry = byShape.get(s) ?? { pattern: new RegExp(`^/api/v1${regex}/?$`), methods: new Set<string>() };
+    entry.methods.add(op.method);
+    byShape.set(s, entry);
+  }
+  return [...byShape.values()].map(({ pattern, methods }) => ({ pattern, methods: [...methods].sort() }));
+}

@@ -1,0 +1,38 @@
+// Structured logging: one JSON object a line on stdout. Callers pass fields,
+// never secrets; `redact` strips the ones that must not reach a log.
+import type { Config } from './config';
+
+const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+type Level = Exclude<keyof typeof levels, 'silent'>;
+
+/** Writes structured log lines at or above a minimum level. */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+const secretKeys = /pass(word)?|api_?key|authorization|secret|token/i;
+
+/** Replaces the values of fields whose names suggest a secret. */
+export function redact(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) out[key] = secretKeys.test(key) ? '[redacted]' : value;
+  return out;
+}
+
+/** A logger writing to `write` (stdout by default) at `level` and above. */
+export function createLogger(level: Config['logLevel'], write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+  const min = levels[level];
+  const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
+    if (levels[lvl] < min) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(fields ? redact(fields) : {}) }) + '\n');
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+  };
+}

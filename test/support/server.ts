@@ -1,0 +1,214 @@
+// Starts the real server on a fresh database for a test file, and talks to it
+// over HTTP. Every response is checked against openapi.yaml here, so a test
+// fails when the server and the contract disagree, whatever it asserts.
+import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import OpenAPIBackend from 'openapi-backend';
+import { doCreateRealm } from '../../src/actions/realms';
+import { doCreateUser } from '../../src/actions/users';
+import { loadConfig, type Config } from '../../src/config';
+import { createApp } from '../../src/http/app';
+import { specPath } from '../../src/http/spec';
+import { Role } from '../../src/lib/constants';
+import { createLogger } from '../../src/log';
+import { closeServices, createServices, type Services } from '../../src/services';
+import type { Realm, User } from '../../generated/prisma/sqlite/client';
+import { createTestDatabase, type TestDatabase } from './database';
+
+/** How to send parameters: urlencoded form, multipart form, or the query string. */
+export type Encoding = 'form' | 'multipart' | 'query';
+
+/** One request. */
+export interface CallOptions {
+  /** A user to authenticate as, or explicit basic credentials, or a raw header. */
+  as?: User | { email: string; apiKey: string } | { authorization: string };
+  params?: Record<string, unknown>;
+  encoding?: Encoding;
+  headers?: Record<string, string>;
+  /** Files for a multipart request: field name -> file. */
+  files?: Record<string, { name: string; content: string | Buffer; type?: string }>;
+}
+
+/** A response: status, headers and parsed JSON body. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+let contract: Promise<OpenAPIBackend> | undefined;
+function loadContract(): Promise<OpenAPIBackend> {
+  contract ??= new OpenAPIBackend({ definition: specPath, quick: true, ajvOpts: { strict: false, validateFormats: false } }).init();
+  return contract;
+}
+
+/** Checks `reply` against the contract's response schema for the operation and status. */
+export async function checkAgainstContract(method: string, path: string, reply: Reply): Promise<void> {
+  const api = await loadContract();
+  const relative = path.replace(/^\/api\/v1/, '').split('?')[0];
+  const op = api.matchOperation({ method, path: relative, headers: {} } as never);
+  // Failures of no operation (unknown paths, 405s) share the error envelope of every operation.
+  const operationId = op?.operationId ?? 'get-own-user';
+  const status = op ? reply.status : 400;
+  const statusKnown = op ? Boolean((op.responses as Record<string, unknown>)?.[String(reply.status)]) : true;
+  if (!statusKnown && reply.status !== 500) {
+    throw new Error(`${method} ${path} answered ${reply.status}, which openapi.yaml does not list for ${operationId}: ${JSON.stringify(reply.body)}`);
+  }
+  const result = api.validator.validateResponse(reply.body, operationId, reply.status === 500 ? 400 : status);
+  if (result.errors && result.errors.length > 0) {
+    throw new Error(`${method} ${path} (${operationId}, ${reply.status}) does not match openapi.yaml: ${JSON.stringify(result.errors.slice(0, 3))}\nbody: ${JSON.stringify(reply.body).slice(0, 1500)}`);
+  }
+}
+
+function encode(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function authorization(as: CallOptions['as']): string | undefined {
+  if (!as) return undefined;
+  if ('authorization' in as) return as.authorization;
+  return `Basic ${Buffer.from(`${as.email}:${as.apiKey}`).toString('base64')}`;
+}
+
+/** A running server on its own database, with a small fixed cast of users. */
+export class TestServer {
+  private constructor(
+    readonly services: Services,
+    readonly url: string,
+    private readonly http: Server,
+    private readonly database: TestDatabase,
+  ) {}
+
+  /** Starts a server on a fresh database; `env` overrides configuration variables. */
+  static async start(env: Record<string, string> = {}): Promise<TestServer> {
+    const database = createTestDatabase();
+    const config: Config = loadConfig({
+      RATE_LIMIT_USER_REQUESTS: '100000',
+      RATE_LIMIT_IP_REQUESTS: '100000',
+      RATE_LIMIT_AUTH_ATTEMPTS: '1000',
+      EVENT_HEARTBEAT_SECONDS: '1',
+      EXTERNAL_URL: 'http://chat.test',
+      LOG_LEVEL: 'silent',
+      UPLOADS_DIR: `${require('node:os').tmpdir()}/chat-test-uploads`,
+      ...env,
+      DATABASE_URL: database.url,
+    });
+    const services = await createServices(config, createLogger(config.logLevel));
+    const app = await createApp(services, { lazy: true });
+    const http = createServer(app.callback());
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { port } = http.address() as AddressInfo;
+    return new TestServer(services, `http://127.0.0.1:${port}`, http, database);
+  }
+
+  /** Stops the server and removes its database. */
+  async stop(): Promise<void> {
+    this.http.closeAllConnections();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+    await closeServices(this.services);
+    await this.database.drop();
+  }
+
+  /** Sends a request and checks the reply against openapi.yaml. */
+  async call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const reply = await this.send(method, path, options);
+    await checkAgainstContract(method, path, reply);
+    return reply;
+  }
+
+  /** Sends a request without checking the reply against the contract. */
+  async send(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const encoding: Encoding = options.encoding ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'form');
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const auth = authorization(options.as);
+    if (auth) headers.authorization = auth;
+    let target = `${this.url}/api/v1${path}`;
+    let body: URLSearchParams | FormData | undefined;
+    const params = Object.entries(options.params ?? {}).filter(([, v]) => v !== undefined);
+    if (encoding === 'query' && params.length > 0) {
+      const qs = new URLSearchParams(params.map(([k, v]): [string, string] => [k, encode(v)]));
+      target += (target.includes('?') ? '&' : '?') + qs.toString();
+    } else if (encoding === 'form' && params.length > 0) {
+      body = new URLSearchParams(params.map(([k, v]): [string, string] => [k, encode(v)]));
+    } else if (encoding === 'multipart') {
+      const form = new FormData();
+      for (const [k, v] of params) form.append(k, encode(v));
+      for (const [field, file] of Object.entries(options.files ?? {})) {
+        form.append(field, new Blob([file.content], { type: file.type ?? 'application/octet-stream' }), file.name);
+      }
+      body = form;
+    }
+    // node:http rather than fetch, so that tests may set the Host header.
+    let payload: Buffer | undefined;
+    if (body) {
+      const encoded = new Request('http://encoder.invalid', { method: 'POST', body });
+      payload = Buffer.from(await encoded.arrayBuffer());
+      headers['content-type'] ??= encoded.headers.get('content-type')!;
+      headers['content-length'] = String(payload.length);
+    }
+    const res = await new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+      const req = httpRequest(target, { method, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const out = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out.set(name, String(value));
+          resolve({ status: response.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+    const text = res.text;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 300)}`);
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  }
+
+  /** Creates an organization with an owner. */
+  async createRealm(name = 'Test organization', subdomain = ''): Promise<{ realm: Realm; owner: User }> {
+    return doCreateRealm(this.services, {
+      name,
+      stringId: subdomain,
+      owner: { email: `owner@${subdomain || 'root'}.example.com`, fullName: 'Olivia Owner', password: 'owner-password' },
+    });
+  }
+
+  /** Creates a user in `realm`. */
+  async createUser(realm: Realm, fields: { email: string; fullName?: string; role?: number; password?: string | null; isBot?: boolean }): Promise<User> {
+    return doCreateUser(this.services, realm, {
+      email: fields.email,
+      fullName: fields.fullName ?? fields.email.split('@')[0],
+      role: fields.role ?? Role.MEMBER,
+      password: fields.password === undefined ? 'password' : fields.password,
+      isBot: fields.isBot,
+    });
+  }
+
+  /** The fixed cast: an organization with one user of each role. */
+  async createCast(): Promise<Cast> {
+    const { realm, owner } = await this.createRealm();
+    const admin = await this.createUser(realm, { email: 'iago@example.com', fullName: 'Iago Admin', role: Role.ADMINISTRATOR });
+    const moderator = await this.createUser(realm, { email: 'shiva@example.com', fullName: 'Shiva Moderator', role: Role.MODERATOR });
+    const member = await this.createUser(realm, { email: 'hamlet@example.com', fullName: 'King Hamlet', role: Role.MEMBER });
+    const member2 = await this.createUser(realm, { email: 'cordelia@example.com', fullName: 'Cordelia Lear', role: Role.MEMBER });
+    const guest = await this.createUser(realm, { email: 'polonius@example.com', fullName: 'Polonius Guest', role: Role.GUEST });
+    return { realm, owner, admin, moderator, member, member2, guest };
+  }
+}
+
+/** One organization and one user of each role (two members). */
+export interface Cast {
+  realm: Realm;
+  owner: User;
+  admin: User;
+  moderator: User;
+  member: User;
+  member2: User;
+  guest: User;
+}
