@@ -7,6 +7,8 @@ type Level = Exclude<keyof typeof levels, 'silent'>;
 
 /** Writes structured log lines at or above a minimum level. */
 export interface Logger {
+  /** Whether lines at `level` are written (to skip building fields that would be dropped). */
+  enabled(level: Level): boolean;
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
@@ -30,6 +32,7 @@ export function createLogger(level: Config['logLevel'], write: (line: string) =>
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(fields ? redact(fields) : {}) }) + '\n');
   };
   return {
+    enabled: (lvl) => levels[lvl] >= min,
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),

@@ -42,13 +42,16 @@ export async function doUpdateUserSettings(services: Services, user: User, chang
     if (renamed) data.fullName = fullName;
     if (Object.keys(data).length === 0) return;
     await tx.user.update({ where: { id: user.id }, data });
-    const everyone = renamed ? await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true } }) : [];
+    // The name and time zone are part of the user object everyone holds.
+    const sharedChanges: Record<string, unknown>[] = [];
+    if (renamed) sharedChanges.push({ full_name: fullName });
+    if ('timezone' in data) sharedChanges.push({ timezone: data.timezone });
+    const everyone = sharedChanges.length ? await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true } }) : [];
     onCommit(() => {
       services.auth.forgetUser(user.id);
       for (const [property, value] of changed) services.bus.publish({ type: 'user_settings', op: 'update', property, value }, [user.id]);
-      if (renamed) {
-        services.bus.publish({ type: 'user_settings', op: 'update', property: 'full_name', value: fullName }, [user.id]);
-        services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: fullName } }, everyone.map((u) => u.id));
+      for (const fields of sharedChanges) {
+        services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } }, everyone.map((u) => u.id));
       }
     });
   });

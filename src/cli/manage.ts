@@ -62,27 +62,37 @@ const commands: Record<string, (services: Services, args: string[]) => Promise<o
   'create-user': createUser,
 };
 
-async function main(argv: string[]): Promise<number> {
+/** Runs one command; returns the exit status (0 done, 2 bad input, 1 failure). */
+export async function runManage(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+  err: (text: string) => void = (t) => process.stderr.write(t),
+): Promise<number> {
   const [command, ...args] = argv;
   const run = commands[command ?? ''];
   if (!run) {
-    process.stderr.write(`usage: manage <${Object.keys(commands).join('|')}> [options]\n`);
+    err(`usage: manage <${Object.keys(commands).join('|')}> [options]\n`);
     return 2;
   }
   let services: Services | undefined;
   try {
-    const config = loadConfig();
+    const config = loadConfig(env);
     services = await createServices(config, createLogger('warn'));
     const result = await run(services, args);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    out(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
-    const known = error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError || (error as { code?: string })?.code?.startsWith?.('ERR_PARSE_ARGS');
-    process.stderr.write(`${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    const code = (error as { code?: unknown })?.code;
+    const known = error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as Error).message : String(error);
+    err(`${command}: ${message}\n`);
     return known ? 2 : 1;
   } finally {
     if (services) await closeServices(services);
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+if (require.main === module) {
+  runManage(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -29,13 +29,15 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
     } catch (error) {
       sendError(ctx, error, log, requestId);
     }
-    log.debug('request', {
-      request_id: requestId,
-      method: ctx.method,
-      path: ctx.path,
-      status: ctx.status,
-      ms: Number(process.hrtime.bigint() - started) / 1e6,
-    });
+    if (log.enabled('debug')) {
+      log.debug('request', {
+        request_id: requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    }
   });
 
   app.use(

@@ -57,6 +57,8 @@ export function buildRouter(api: OpenAPIBackend, operations: OperationSpec[], se
     groups.set(key, [...(groups.get(key) ?? []), op]);
   }
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
+  // Compile each operation's validators once, not per request.
+  const validators = new Map(operations.map((op) => [op.operationId, api.validator.getRequestValidatorsForOperation(op.operationId)]));
   for (const candidates of ordered) {
     const pick = (params: Record<string, string>): OperationSpec => {
       if (candidates.length === 1) return candidates[0];
@@ -81,7 +83,7 @@ export function buildRouter(api: OpenAPIBackend, operations: OperationSpec[], se
       ctx.set('X-RateLimit-Limit', String(limit.limit));
       ctx.set('X-RateLimit-Remaining', String(limit.remaining));
       ctx.set('X-RateLimit-Reset', String(limit.reset));
-      const { params, ignored } = parseParams(op, api.validator.getRequestValidatorsForOperation(op.operationId), {
+      const { params, ignored } = parseParams(op, validators.get(op.operationId)!, {
         pathParams,
         query: ctx.query,
         body: ctx.request.body as Record<string, unknown> | undefined,

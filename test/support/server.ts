@@ -79,8 +79,11 @@ export class TestServer {
     private readonly database: TestDatabase,
   ) {}
 
-  /** Starts a server on a fresh database; `env` overrides configuration variables. */
-  static async start(env: Record<string, string> = {}): Promise<TestServer> {
+  /**
+   * Starts a server on a fresh database; `env` overrides configuration
+   * variables, and log lines go to `logLines` when it is given.
+   */
+  static async start(env: Record<string, string> = {}, logLines?: string[]): Promise<TestServer> {
     const database = createTestDatabase();
     const config: Config = loadConfig({
       RATE_LIMIT_USER_REQUESTS: '100000',
@@ -93,7 +96,7 @@ export class TestServer {
       ...env,
       DATABASE_URL: database.url,
     });
-    const services = await createServices(config, createLogger(config.logLevel));
+    const services = await createServices(config, createLogger(config.logLevel, (line) => logLines?.push(line)));
     const app = await createApp(services, { lazy: true });
     const http = createServer(app.callback());
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,50 @@
+// Servers the benchmarks measure, each started in a child process of its own
+// so that the load generator does not share its event loop:
+//   node dist/bench/servers.js bare   -> a bare node:http server answering fixed JSON
+//   node dist/bench/servers.js chat   -> this project's server on a fresh SQLite
+//                                        (or BENCH_DATABASE_URL) with one organization
+// Each prints one JSON line with its port (and credentials) when ready.
+import { createServer } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { doCreateRealm } from '../src/actions/realms';
+import { loadConfig } from '../src/config';
+import { createApp } from '../src/http/app';
+import { createServices } from '../src/services';
+
+async function bare(): Promise<void> {
+  const body = JSON.stringify({ result: 'success', msg: '', user_id: 1, email: 'owner@example.com', full_name: 'Owner', role: 100 });
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+}
+
+async function chat(): Promise<void> {
+  const url = process.env.BENCH_DATABASE_URL || `file:${join(mkdtempSync(join(tmpdir(), 'chat-bench-')), 'chat.db')}`;
+  const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_USER_REQUESTS: '100000000' });
+  const services = await createServices(config);
+  const { owner } = await doCreateRealm(services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
+  const app = await createApp(services);
+  const server = createServer(app.callback());
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port, email: owner.email, apiKey: owner.apiKey })}\n`),
+  );
+}
+
+// Exit normally on a signal, so that profilers (node --cpu-prof) write their output.
+process.on('SIGTERM', () => process.exit(0));
+process.on('SIGINT', () => process.exit(0));
+
+const kinds: Record<string, () => Promise<void>> = { bare, chat };
+const run = kinds[process.argv[2] ?? ''];
+if (!run) {
+  process.stderr.write('usage: servers.js bare|chat\n');
+  process.exit(2);
+}
+run().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});
