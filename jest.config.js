@@ -6,11 +6,13 @@ const base = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    // openapi-backend's $ref resolver is an ES module; Jest on Node 20 loads only CommonJS.
+    // Some dependencies ship only ES modules (openapi-backend's $ref resolver,
+    // sanitize-html's HTML parser). Node 20 loads them, Jest on Node 20 does not: compile them.
     '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/json-schema-ref-parser/)'],
-  testTimeout: 30000,
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@apidevtools/json-schema-ref-parser|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)',
+  ],
 };
 
 const projects = [{ ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] }];
@@ -20,4 +22,4 @@ if (process.env.TEST_POSTGRES_URL) {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');
 }
 
-module.exports = { projects };
+module.exports = { projects, testTimeout: 30000 };

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doCreateRealm } from '../src/actions/realms';
 import { loadConfig } from '../src/config';
-import { createApp } from '../src/http/app';
-import { createServices } from '../src/services';
+import { createLogger } from '../src/log';
+import { startServer } from '../src/server';
 
 async function bare(): Promise<void> {
   const body = JSON.stringify({ result: 'success', msg: '', user_id: 1, email: 'owner@example.com', full_name: 'Owner', role: 100 });
@@ -25,13 +25,9 @@ async function bare(): Promise<void> {
 async function chat(): Promise<void> {
   const url = process.env.BENCH_DATABASE_URL || `file:${join(mkdtempSync(join(tmpdir(), 'chat-bench-')), 'chat.db')}`;
   const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_USER_REQUESTS: '100000000' });
-  const services = await createServices(config);
-  const { owner } = await doCreateRealm(services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
-  const app = await createApp(services);
-  const server = createServer(app.callback());
-  server.listen(0, '127.0.0.1', () =>
-    process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port, email: owner.email, apiKey: owner.apiKey })}\n`),
-  );
+  const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
+  const { owner } = await doCreateRealm(server.services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
+  process.stdout.write(`${JSON.stringify({ port: new URL(server.url).port, email: owner.email, apiKey: owner.apiKey })}\n`);
 }
 
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.

@@ -2,6 +2,9 @@
 // one JSON object, with a one-line error and status 2 for bad input; and the
 // organization it creates answers GET /users/me.
 import { runManage } from '../src/cli/manage';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/log';
+import { startServer } from '../src/server';
 import { createTestDatabase, type TestDatabase } from './support/database';
 
 let database: TestDatabase;
@@ -26,24 +29,15 @@ test('create-realm migrates a fresh database and prints the owner\'s credentials
   expect(res.out.trim().split('\n')).toHaveLength(1);
 
   // The credentials work against a server on the same database.
-  const { createServices, closeServices } = await import('../src/services');
-  const { loadConfig } = await import('../src/config');
-  const { createApp } = await import('../src/http/app');
-  const services = await createServices(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }));
-  const app = await createApp(services, { lazy: true });
-  const http = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => http.once('listening', resolve));
+  const server = await startServer(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', PORT: '0' }), createLogger('silent'), { lazy: true });
   try {
-    const port = (http.address() as { port: number }).port;
-    const me = await fetch(`http://127.0.0.1:${port}/api/v1/users/me`, {
+    const me = await fetch(`${server.url}/api/v1/users/me`, {
       headers: { authorization: `Basic ${Buffer.from(`${printed.email}:${printed.api_key}`).toString('base64')}` },
     });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ user_id: printed.user_id, full_name: 'The Boss', role: 100, is_owner: true });
   } finally {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
-    await closeServices(services);
+    await server.stop(0);
   }
 });
 

@@ -1,17 +1,18 @@
 // Starts the real server on a fresh database for a test file, and talks to it
 // over HTTP. Every response is checked against openapi.yaml here, so a test
 // fails when the server and the contract disagree, whatever it asserts.
-import type { AddressInfo } from 'node:net';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type OpenAPIBackend from 'openapi-backend';
 import { doCreateRealm } from '../../src/actions/realms';
 import { doCreateUser } from '../../src/actions/users';
 import { loadConfig, type Config } from '../../src/config';
-import { createApp } from '../../src/http/app';
 import { loadSpec, specPath } from '../../src/http/spec';
 import { Role } from '../../src/lib/constants';
 import { createLogger } from '../../src/log';
-import { closeServices, createServices, type Services } from '../../src/services';
+import { startServer, type RunningServer } from '../../src/server';
+import type { Services } from '../../src/services';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -97,9 +98,7 @@ function authorization(as: CallOptions['as']): string | undefined {
 /** A running server on its own database, with a small fixed cast of users. */
 export class TestServer {
   private constructor(
-    readonly services: Services,
-    readonly url: string,
-    private readonly http: Server,
+    private readonly running: RunningServer,
     private readonly database: TestDatabase,
   ) {}
 
@@ -116,23 +115,29 @@ export class TestServer {
       EVENT_HEARTBEAT_SECONDS: '1',
       EXTERNAL_URL: 'http://chat.test',
       LOG_LEVEL: 'silent',
-      UPLOADS_DIR: `${require('node:os').tmpdir()}/chat-test-uploads`,
+      UPLOADS_DIR: join(tmpdir(), 'chat-test-uploads'),
       ...env,
+      PORT: '0',
+      HOST: '127.0.0.1',
       DATABASE_URL: database.url,
     });
-    const services = await createServices(config, createLogger(config.logLevel, (line) => logLines?.push(line)));
-    const app = await createApp(services, { lazy: true });
-    const http = createServer(app.callback());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as AddressInfo;
-    return new TestServer(services, `http://127.0.0.1:${port}`, http, database);
+    const running = await startServer(config, createLogger(config.logLevel, (line) => logLines?.push(line)), { lazy: true });
+    return new TestServer(running, database);
+  }
+
+  /** The server's services (database, queues, bus, ...). */
+  get services(): Services {
+    return this.running.services;
+  }
+
+  /** The server's base address. */
+  get url(): string {
+    return this.running.url;
   }
 
   /** Stops the server and removes its database. */
   async stop(): Promise<void> {
-    this.http.closeAllConnections();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
-    await closeServices(this.services);
+    await this.running.stop(0);
     await this.database.drop();
   }
 

@@ -1,0 +1,55 @@
+// Stopping the server (what SIGTERM does): waiting long-polls are answered,
+// a request in flight finishes, new connections are refused, and the
+// database is closed only afterwards.
+import { request } from 'node:http';
+import { doCreateRealm } from '../src/actions/realms';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/log';
+import { startServer } from '../src/server';
+import { createTestDatabase } from './support/database';
+
+function get(url: string, auth: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { authorization: auth }, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('stop answers waiting polls, lets requests in flight finish, then closes', async () => {
+  const database = createTestDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', EVENT_HEARTBEAT_SECONDS: '30' });
+  const server = await startServer(config, createLogger('silent'), { lazy: true });
+  try {
+    const { owner } = await doCreateRealm(server.services, { name: 'Stop', owner: { email: 'o@stop.test', fullName: 'O', password: 'pw' } });
+    const auth = `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}`;
+    expect((await get(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
+    const queue = server.services.queues.create({ userId: owner.id, realmId: owner.realmId, eventTypes: null, allPublicStreams: false, narrow: [], clientCapabilities: {} });
+    const poll = get(`${server.url}/api/v1/events?queue_id=${queue.id}&last_event_id=-1`, auth);
+
+    // A request in flight: a transaction holding the database while stop begins.
+    let release!: () => void;
+    const held = server.services.db.write(() => new Promise<void>((resolve) => (release = resolve)));
+    const inFlight = get(`${server.url}/api/v1/users/me`, auth);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const stopped = server.stop();
+    const answered = await poll;
+    expect(answered).toEqual({ status: 200, body: { result: 'success', msg: '', queue_id: queue.id, events: [] } });
+
+    release();
+    await held;
+    const finished = await inFlight;
+    expect(finished.status).toBe(200);
+    expect(finished.body.user_id).toBe(owner.id);
+    await stopped;
+    await expect(get(`${server.url}/api/v1/users/me`, auth)).rejects.toThrow(/ECONNREFUSED/);
+  } finally {
+    await server.stop();
+    await database.drop();
+  }
+});
