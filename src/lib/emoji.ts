@@ -1,6 +1,7 @@
 // Emoji names and codes. Unicode emoji come from the emoji-datasource
 // package: each has a code (its codepoints in lowercase hex joined by dashes,
-// e.g. "1f44d") and one or more names ("+1", "thumbs_up"). The one
+// without the FE0F variation selector, as Zulip writes them: "1f44d", "2708")
+// and one or more names ("+1", "thumbs_up"). The one
 // service_extra_emoji is `zulip`. Custom (realm) emoji live in the database.
 import emojiData from 'emoji-datasource/emoji.json';
 
@@ -14,12 +15,17 @@ export const ReactionType = {
 const codeByName = new Map<string, string>();
 const nameByCode = new Map<string, string>();
 for (const entry of emojiData as { unified: string; short_name: string; short_names: string[] }[]) {
-  const code = entry.unified.toLowerCase();
+  const code = normalizeCode(entry.unified);
   nameByCode.set(code, entry.short_name.replace(/-/g, '_'));
   for (const name of entry.short_names) {
     codeByName.set(name, code);
     codeByName.set(name.replace(/-/g, '_'), code);
   }
+}
+
+/** A Unicode emoji code in Zulip's form: lowercase, without FE0F selectors. */
+function normalizeCode(code: string): string {
+  return code.toLowerCase().replace(/-fe0f/g, '');
 }
 
 /** Built-in emoji that are not Unicode, by name; their code is their name. */
@@ -32,7 +38,7 @@ export function unicodeEmojiCode(name: string): string | undefined {
 
 /** The canonical name of the Unicode emoji with `code`, if there is one. */
 export function unicodeEmojiName(code: string): string | undefined {
-  return nameByCode.get(code.toLowerCase());
+  return nameByCode.get(normalizeCode(code));
 }
 
 /** Whether `name` is a well-formed emoji name: lowercase letters, digits, `_`, `-` and `+`. */
