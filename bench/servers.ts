@@ -3,12 +3,15 @@
 //   node dist/bench/servers.js bare   -> a bare node:http server answering fixed JSON
 //   node dist/bench/servers.js chat   -> this project's server on a fresh SQLite
 //                                        (or BENCH_DATABASE_URL) with one organization
+//                                        and BENCH_USERS members besides its owner
 // Each prints one JSON line with its port (and credentials) when ready.
 import { createServer } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doCreateRealm } from '../src/actions/realms';
+import { doCreateUser } from '../src/actions/users';
+import { Role } from '../src/lib/constants';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
@@ -26,8 +29,14 @@ async function chat(): Promise<void> {
   const url = process.env.BENCH_DATABASE_URL || `file:${join(mkdtempSync(join(tmpdir(), 'chat-bench-')), 'chat.db')}`;
   const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_USER_REQUESTS: '100000000' });
   const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
-  const { owner } = await doCreateRealm(server.services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
-  process.stdout.write(`${JSON.stringify({ port: new URL(server.url).port, email: owner.email, apiKey: owner.apiKey })}\n`);
+  const { realm, owner } = await doCreateRealm(server.services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
+  // BENCH_USERS more members, without passwords (hashing would only slow the setup).
+  const users = [];
+  for (let i = 0; i < Number(process.env.BENCH_USERS || 0); i++) {
+    const user = await doCreateUser(server.services, realm, { email: `user${i}@example.com`, fullName: `User ${i}`, password: null, role: Role.MEMBER });
+    users.push({ id: user.id, email: user.email, apiKey: user.apiKey });
+  }
+  process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port), databaseUrl: url, id: owner.id, email: owner.email, apiKey: owner.apiKey, users })}\n`);
 }
 
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.

@@ -854,8 +854,9 @@ export interface paths {
          *     the named channels. Unsubscribing anyone other than oneself or one's
          *     own bots needs permission to remove subscribers from each channel
          *     (organization administrators, or members of the channel's
-         *     `can_remove_subscribers_group`). An unknown channel name gives
-         *     `STREAM_DOES_NOT_EXIST`.
+         *     `can_remove_subscribers_group`), else "Insufficient permission".
+         *     Unknown channel names give `BAD_REQUEST` "Channel(s) (name, ...) do
+         *     not exist".
          */
         delete: operations["unsubscribe"];
         options?: never;
@@ -1577,7 +1578,8 @@ export interface components {
              *     `STREAM_WILDCARD_MENTION_NOT_ALLOWED`,
              *     `TOPIC_WILDCARD_MENTION_NOT_ALLOWED`, `EXPECTATION_MISMATCH`,
              *     `SYSTEM_GROUP_REQUIRED`, `CANNOT_DEACTIVATE_GROUP_IN_USE`,
-             *     `INTERNAL_SERVER_ERROR`. A `405 Method Not Allowed` answer has no code.
+             *     `UNAUTHORIZED_PRINCIPAL` (the requester's role is too low, e.g.
+             *     "Must be an organization administrator"), `INTERNAL_SERVER_ERROR`. A `405 Method Not Allowed` answer has no code.
              */
             code?: string;
             /** @description With `REQUEST_VARIABLE_MISSING` and `REQUEST_VARIABLE_INVALID`, the parameter's name. */
@@ -1608,8 +1610,8 @@ export interface components {
             objections?: {
                 [key: string]: unknown;
             }[];
-            /** @description With incompatible-parameter errors, the parameters involved. */
-            parameters?: string[];
+            /** @description With incompatible-parameter errors ("Unsupported parameter combination"), the parameters involved, joined by ", ". */
+            parameters?: string;
             /** @description With a `405 Method Not Allowed` answer, the methods the path supports. */
             allowed_methods?: string[];
             /** @description With `INTERNAL_SERVER_ERROR`, the ID under which the failure was logged. */
@@ -2075,13 +2077,24 @@ export interface components {
             new_user_input: boolean;
         };
         AddApnsTokenRequest: {
-            /** @description The device token Apple gave the app. */
+            /**
+             * @description The device token Apple gave the app, base64-encoded: not empty and
+             *     at most 4096 characters ("Empty or invalid length token"
+             *     otherwise), and decodable ("Invalid APNS token" otherwise).
+             */
             token: string;
-            /** @description The bundle ID of the app making the request. Required since feature level 223. */
+            /**
+             * @description The bundle ID of the app making the request: letters, digits, `.`
+             *     and `-` ("Invalid app ID" otherwise). Required since feature level 223.
+             */
             appid: string;
         };
         CreateUserGroupRequest: {
-            /** @description The group's name; unique in the organization. */
+            /**
+             * @description The group's name; unique in the organization, not empty, at most
+             *     100 characters, and not starting with `@`, `role:`, `user:`,
+             *     `stream:` or `channel:` (each refused with `BAD_REQUEST`).
+             */
             name: string;
             /** @description The group's description. */
             description: string;
@@ -2097,7 +2110,7 @@ export interface components {
             can_remove_members_group?: unknown & components["schemas"]["GroupSettingValue"];
         };
         UpdateUserGroupRequest: {
-            /** @description The new name; unique in the organization. */
+            /** @description The new name, with the rules of the name of a new group. */
             name?: string;
             /** @description The new description. */
             description?: string;
@@ -2448,16 +2461,23 @@ export interface components {
         NarrowTerm: {
             /** @description The filter kind, e.g. `channel`, `topic`, `sender`, `dm`, `is`, `search`, `id`, `has`, `channels`. */
             operator: string;
-            /** @description What the filter matches; its type depends on the operator. */
-            operand: string | number | number[];
+            /**
+             * @description What the filter matches; its type depends on the operator: a
+             *     string, a message or user ID, or for `dm` a list of user IDs or
+             *     email addresses.
+             */
+            operand: number | string | (number | string)[];
             /**
              * @description When true, the filter selects the messages that do not match.
              * @default false
              */
             negated: boolean;
         };
-        /** @description A narrow, a list of filters that all must match. */
-        Narrow: components["schemas"]["NarrowTerm"][];
+        /**
+         * @description A narrow, a list of filters that all must match. Each filter is an
+         *     object, or in the legacy form an `[operator, operand]` pair of strings.
+         */
+        Narrow: (components["schemas"]["NarrowTerm"] | string[])[];
         /** @description One user's emoji reaction to a message. */
         Reaction: {
             /** @description The emoji's name. */
@@ -2680,8 +2700,15 @@ export interface components {
         SubscribeRequest: {
             /** @description The channels to join or create. */
             subscriptions: {
-                /** @description The channel's name; a channel by that name is created when none exists. */
+                /**
+                 * @description The channel's name; a channel by that name is created when
+                 *     none exists. Surrounding whitespace is trimmed; an empty name
+                 *     gives "Channel name can't be empty." and one longer than 60
+                 *     characters "Channel name too long (limit: 60 characters).".
+                 */
                 name: string;
+                /** @description The subscriber's colour for the channel, as a hex colour; chosen by the server when left out. */
+                color?: string;
                 /** @description The description for a channel this request creates; newlines become spaces. */
                 description?: string;
             }[];
@@ -2762,16 +2789,20 @@ export interface components {
                 /** @description The ID of a channel the user is subscribed to. */
                 stream_id: number;
                 /**
-                 * @description The setting to change: `color`, `is_muted`, `in_home_view`
+                 * @description Any other name gives "Unknown subscription property: ...".
+                 *     The setting to change: `color`, `is_muted`, `in_home_view`
                  *     (legacy inverse of `is_muted`, still accepted), `pin_to_top`,
                  *     `desktop_notifications`, `audible_notifications`,
                  *     `push_notifications`, `email_notifications` (each: notify for
                  *     every message) or `wildcard_mentions_notify` (wildcard
                  *     mentions notify like personal mentions).
-                 * @enum {string}
                  */
-                property: "color" | "is_muted" | "in_home_view" | "pin_to_top" | "desktop_notifications" | "audible_notifications" | "push_notifications" | "email_notifications" | "wildcard_mentions_notify";
-                /** @description A hex colour string such as `#c2c2c2` for `color`; a boolean for every other property. */
+                property: string;
+                /**
+                 * @description A hex colour string such as `#c2c2c2` for `color` (else
+                 *     "color is not a valid hex color code"); a boolean for every
+                 *     other property (else "... is not a boolean").
+                 */
                 value: boolean | string;
             }[];
         };
@@ -2872,15 +2903,16 @@ export interface components {
             /** @description IDs of the messages to change. */
             messages: number[];
             /**
-             * @description Whether to add or remove the flag.
-             * @enum {string}
+             * @description Whether to add (`add`) or remove (`remove`) the flag; anything
+             *     else gives "Invalid message flag operation: '...'".
              */
-            op: "add" | "remove";
+            op: string;
             /**
-             * @description The flag to change; only these three can be set by clients.
-             * @enum {string}
+             * @description The flag to change: `read`, `starred` or `collapsed`. Flags the
+             *     server sets give "Flag not editable: '...'"; unknown names give
+             *     "Invalid flag: '...'".
              */
-            flag: "read" | "starred" | "collapsed";
+            flag: string;
         };
         AddReactionRequest: {
             /** @description The emoji's name. */
@@ -3165,7 +3197,7 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
-        /** @description The object named in the path does not exist or belongs to someone else. */
+        /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -3263,6 +3295,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3318,6 +3351,7 @@ export interface operations {
                     };
                 };
             };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3375,9 +3409,17 @@ export interface operations {
                         avatar_url: string | null;
                         /** @description Changes whenever the avatar changes. */
                         avatar_version: number;
-                        /** @description Custom profile field values, keyed by field ID. */
+                        /**
+                         * @description Custom profile field values, keyed by field ID (as a
+                         *     string); fields the user left empty are absent.
+                         */
                         profile_data: {
-                            [key: string]: Record<string, never>;
+                            [key: string]: {
+                                /** @description The raw value (for person fields, a JSON list of user IDs). */
+                                value: string;
+                                /** @description The value rendered to HTML, for field types that accept Markdown. */
+                                rendered_value?: string;
+                            };
                         };
                         /** @description The highest message ID the user has received, or -1. Deprecated. */
                         max_message_id: number;
@@ -4413,8 +4455,8 @@ export interface operations {
                 include_can_access_content?: boolean;
                 /**
                  * @deprecated
-                 * @description Deprecated alias of `include_all` (feature level 356). Requires
-                 *     administrative privileges; a non-administrator gets an error.
+                 * @description Deprecated alias of `include_all` (feature level 356); true has
+                 *     the same effect as `include_all=true`.
                  */
                 include_all_active?: boolean;
             };

@@ -5,6 +5,7 @@ import { openDatabase, type Database } from './db/client';
 import { migrate } from './db/migrate';
 import { LocalEventBus, type EventBus } from './events/bus';
 import { EventQueues } from './events/queues';
+import { installMessageEventHooks } from './lib/narrow-events';
 import { Authenticator } from './http/auth';
 import { RateLimiter } from './http/rate-limit';
 import { createLogger, type Logger } from './log';
@@ -33,6 +34,7 @@ export async function createServices(config: Config, log: Logger = createLogger(
     idleTimeoutMs: config.queueTimeoutSeconds * 1000,
     maxEvents: config.queueMaxEvents,
   });
+  installMessageEventHooks(queues);
   return {
     config,
     log,

@@ -8,9 +8,9 @@ import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
 
-function get(url: string, auth: string): Promise<{ status: number; body: any }> {
+function send(url: string, auth: string, method = 'GET'): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { authorization: auth }, agent: false }, (res) => {
+    const req = request(url, { method, headers: { authorization: auth }, agent: false }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
@@ -27,14 +27,22 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
   try {
     const { owner } = await doCreateRealm(server.services, { name: 'Stop', owner: { email: 'o@stop.test', fullName: 'O', password: 'pw' } });
     const auth = `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}`;
-    expect((await get(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
-    const queue = server.services.queues.create({ userId: owner.id, realmId: owner.realmId, eventTypes: null, allPublicStreams: false, narrow: [], clientCapabilities: {} });
-    const poll = get(`${server.url}/api/v1/events?queue_id=${queue.id}&last_event_id=-1`, auth);
+    expect((await send(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
+    const queue = server.services.queues.create({ userId: owner.id, realmId: owner.realmId, eventTypes: null, allPublicStreams: false, narrow: [], clientCapabilities: {}, applyMarkdown: false, clientGravatar: false });
+    const poll = send(`${server.url}/api/v1/events?queue_id=${queue.id}&last_event_id=-1`, auth);
 
-    // A request in flight: a transaction holding the database while stop begins.
+    // A request in flight: it changes the owner's row while another
+    // transaction holds that row (SQLite: the whole database) as stop begins.
     let release!: () => void;
-    const held = server.services.db.write(() => new Promise<void>((resolve) => (release = resolve)));
-    const inFlight = get(`${server.url}/api/v1/users/me`, auth);
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const held = server.services.db.write(async (tx) => {
+      await tx.user.update({ where: { id: owner.id }, data: { timezone: 'Asia/Tokyo' } });
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await holding;
+    const inFlight = send(`${server.url}/api/v1/settings?timezone=Europe/Paris`, auth, 'PATCH');
     await new Promise((resolve) => setTimeout(resolve, 100));
 
     const stopped = server.stop();
@@ -44,10 +52,9 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
     release();
     await held;
     const finished = await inFlight;
-    expect(finished.status).toBe(200);
-    expect(finished.body.user_id).toBe(owner.id);
+    expect(finished).toEqual({ status: 200, body: { result: 'success', msg: '' } });
     await stopped;
-    await expect(get(`${server.url}/api/v1/users/me`, auth)).rejects.toThrow(/ECONNREFUSED/);
+    await expect(send(`${server.url}/api/v1/users/me`, auth)).rejects.toThrow(/ECONNREFUSED/);
   } finally {
     await server.stop();
     await database.drop();

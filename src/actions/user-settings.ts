@@ -4,6 +4,7 @@
 import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
 import { userSettingColumns, type UserSettingName } from '../lib/user-settings';
+import { ownSettingsEvents } from '../lib/user-events';
 import type { Services } from '../services';
 
 /** The changes asked for: a new full name and any personal settings. */
@@ -47,12 +48,14 @@ export async function doUpdateUserSettings(services: Services, user: User, chang
     if (renamed) sharedChanges.push({ full_name: fullName });
     if ('timezone' in data) sharedChanges.push({ timezone: data.timezone });
     const everyone = sharedChanges.length ? await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true } }) : [];
+    const others = await ownSettingsEvents(tx, current, data, services.config.externalUrl);
     onCommit(() => {
       services.auth.forgetUser(user.id);
       for (const [property, value] of changed) services.bus.publish({ type: 'user_settings', op: 'update', property, value }, [user.id]);
       for (const fields of sharedChanges) {
         services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } }, everyone.map((u) => u.id));
       }
+      for (const { event, userIds } of others) services.bus.publish(event, userIds);
     });
   });
 }

@@ -19,6 +19,10 @@ export interface QueueOptions {
   /** Message events are kept only when they match this narrow (empty: all). */
   narrow: unknown[];
   clientCapabilities: Record<string, unknown>;
+  /** Message content as HTML (true) or raw Markdown (false). */
+  applyMarkdown: boolean;
+  /** The client computes gravatar addresses itself. */
+  clientGravatar: boolean;
 }
 
 /** One client's queue. */
@@ -41,8 +45,20 @@ export class EventQueue {
   }
 }
 
+/**
+ * What queues whose client lacks `capability` get instead of the event: a
+ * replacement, or null for nothing. Plain data, so it can travel between
+ * processes with the event.
+ */
+export interface CapabilityFallback {
+  capability: string;
+  event: EventBody | null;
+}
+
 /** Decides whether a message event belongs in a queue registered with a narrow. */
 export type NarrowFilter = (queue: EventQueue, event: EventBody) => boolean;
+/** Shapes an event for one queue's registration options (e.g. raw Markdown). */
+export type EventFinalizer = (queue: EventQueue, event: EventBody) => EventBody;
 
 /** Timing and size limits of the queues. */
 export interface QueueLimits {
@@ -56,8 +72,10 @@ export class EventQueues {
   private queues = new Map<string, EventQueue>();
   private byUser = new Map<number, Set<EventQueue>>();
   private sweeper: NodeJS.Timeout;
-  /** Set by the messages area; until then narrows do not filter. */
+  /** Set at start by the messages area (src/lib/narrow-events.ts). */
   narrowFilter: NarrowFilter = () => true;
+  /** Likewise; shapes message events for each queue's apply_markdown and client_gravatar. */
+  finalizeEvent: EventFinalizer = (_queue, event) => event;
 
   constructor(private readonly limits: QueueLimits) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, limits.idleTimeoutMs)).unref();
@@ -92,11 +110,18 @@ export class EventQueues {
     for (const queue of this.queues.values()) if (queue.options.realmId === realmId) yield queue;
   }
 
-  /** Delivers `event` to every queue of the given users that wants it. */
-  publish(event: EventBody, userIds: Iterable<number>): void {
+  /**
+   * Delivers `event` to every queue of the given users that wants it; queues
+   * whose client lacks `fallback.capability` get `fallback.event` instead.
+   */
+  publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
     for (const userId of userIds) {
       const mine = this.byUser.get(userId);
-      if (mine) for (const queue of mine) this.deliver(queue, event);
+      if (!mine) continue;
+      for (const queue of mine) {
+        const body = !fallback || queue.options.clientCapabilities[fallback.capability] === true ? event : fallback.event;
+        if (body) this.deliver(queue, body);
+      }
     }
   }
 
@@ -105,7 +130,7 @@ export class EventQueues {
     if (!queue.wants(event.type)) return;
     if (event.type === 'message' && queue.options.narrow.length > 0 && !this.narrowFilter(queue, event)) return;
     queue.lastEventId += 1;
-    queue.events.push({ ...event, id: queue.lastEventId });
+    queue.events.push({ ...this.finalizeEvent(queue, event), id: queue.lastEventId });
     if (queue.events.length > this.limits.maxEvents) queue.events.splice(0, queue.events.length - this.limits.maxEvents);
     if (queue.waiter) this.wake(queue, queue.events.slice());
   }

@@ -31,6 +31,8 @@ export const registerQueue: Handler<'register-queue'> = async ({ params, service
           allPublicStreams: params.all_public_streams ?? false,
           narrow,
           clientCapabilities: params.client_capabilities ?? {},
+          applyMarkdown: params.apply_markdown ?? false,
+          clientGravatar: params.client_gravatar ?? false,
         });
   const state = await services.db.read(async (db) => {
     const req: StateRequest = {

@@ -1,12 +1,14 @@
 // GET /users/me.
-import { hostOf, presentUser } from '../lib/users';
+import { profileDataOf } from '../lib/profile-fields';
+import { presentUser, realmHost } from '../lib/users';
 import type { Handler } from './types';
 
-/** The requesting user, as they see themself. */
-export const getOwnUser: Handler<'get-own-user'> = async ({ services, user }) => {
-  const maxMessage = await services.db.read((db) =>
-    db.userMessage.findFirst({ where: { userId: user.id }, orderBy: { messageId: 'desc' }, select: { messageId: true } }),
-  );
-  const me = presentUser(user, user, hostOf(services.config.externalUrl), { clientGravatar: false });
-  return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: {}, max_message_id: maxMessage?.messageId ?? -1 };
+/** The requesting user, as they see themself, with their custom profile field values. */
+export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, realm }) => {
+  const { maxMessage, profileData } = await services.db.read(async (db) => ({
+    maxMessage: await db.userMessage.findFirst({ where: { userId: user.id }, orderBy: { messageId: 'desc' }, select: { messageId: true } }),
+    profileData: await profileDataOf(db, [user.id]),
+  }));
+  const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), { clientGravatar: false });
+  return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: profileData.get(user.id) ?? {}, max_message_id: maxMessage?.messageId ?? -1 };
 };

@@ -1,6 +1,8 @@
 // How users appear to each other: the API email, email visibility and avatars.
 import { createHash } from 'node:crypto';
-import type { User } from '../../generated/prisma/sqlite/client';
+import type { Realm, User } from '../../generated/prisma/sqlite/client';
+import type { Db } from '../db/client';
+import { ApiError } from '../errors';
 import { Role } from './constants';
 
 /** Email visibility settings: who may see a user's real address. */
@@ -28,6 +30,12 @@ export function hostOf(externalUrl: string): string {
   return new URL(externalUrl).host;
 }
 
+/** The organization's host (`sub.example.com`, or the server's host for the root organization), for placeholder emails. */
+export function realmHost(realm: Pick<Realm, 'stringId'>, externalUrl: string): string {
+  const host = hostOf(externalUrl);
+  return realm.stringId ? `${realm.stringId}.${host}` : host;
+}
+
 /** The address the API shows in `email`: the real one when everyone may see it, else `user{id}@{host}`. */
 export function apiEmail(target: Pick<User, 'id' | 'email' | 'isBot' | 'emailAddressVisibility'>, host: string): string {
   return target.isBot || target.emailAddressVisibility === EmailVisibility.EVERYONE ? target.email : `user${target.id}@${host}`;
@@ -42,8 +50,14 @@ export function avatarUrl(target: Pick<User, 'email' | 'avatarSource' | 'avatarV
 }
 
 /** The user object of the API (Part 2.4), as `viewer` may see it. */
-export function presentUser(target: User, viewer: Pick<User, 'id' | 'role'>, host: string, options: { clientGravatar: boolean }) {
+export function presentUser(
+  target: User,
+  viewer: Pick<User, 'id' | 'role'>,
+  host: string,
+  options: { clientGravatar: boolean; profileData?: Map<number, ProfileData> },
+) {
   const visible = canSeeDeliveryEmail(viewer, target);
+  const profileData = options.profileData && !target.isBot ? { profile_data: options.profileData.get(target.id) ?? {} } : {};
   return {
     user_id: target.id,
     delivery_email: visible ? target.email : null,
@@ -55,11 +69,58 @@ export function presentUser(target: User, viewer: Pick<User, 'id' | 'role'>, hos
     is_admin: target.role <= Role.ADMINISTRATOR,
     is_guest: target.role === Role.GUEST,
     is_bot: target.isBot,
-    bot_type: target.botType,
+    bot_type: target.botType as 1 | 2 | 3 | 4 | null,
     ...(target.isBot ? { bot_owner_id: target.botOwnerId } : {}),
     role: target.role as 100 | 200 | 300 | 400 | 600,
     timezone: target.timezone,
     avatar_url: avatarUrl(target, options.clientGravatar, visible),
     avatar_version: target.avatarVersion,
+    ...profileData,
   };
+}
+
+/** One user's custom profile field values, keyed by field ID (Part 2.4 `profile_data`). */
+export type ProfileData = Record<string, { value: string; rendered_value?: string }>;
+
+/** Whether `actor` may administer `target`: administrators may, and so may the owner of a bot. */
+export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId'>): boolean {
+  return target.botOwnerId === actor.id || actor.role <= Role.ADMINISTRATOR;
+}
+
+/** What looking a user up tolerates, after Zulip's access_user_by_id. */
+export interface UserAccess {
+  allowDeactivated?: boolean;
+  allowBots?: boolean;
+  /** Whether the requester must be allowed to administer the target. */
+  forAdmin: boolean;
+}
+
+function checkUserAccess(actor: User, target: User | null, access: UserAccess): User {
+  if (!target || (target.isBot && !access.allowBots)) throw new ApiError('No such user');
+  if (!target.isActive && !access.allowDeactivated) throw new ApiError('User is deactivated');
+  if (access.forAdmin && !canAdminUser(actor, target)) throw new ApiError('Insufficient permission');
+  return target;
+}
+
+/** The user `userId` of the actor's organization, or Zulip's error ("No such user", ...). */
+export async function accessUserById(db: Db, actor: User, userId: number, access: UserAccess): Promise<User> {
+  const target = await db.user.findFirst({ where: { id: userId, realmId: actor.realmId } });
+  return checkUserAccess(actor, target, access);
+}
+
+/**
+ * The user named by `email`: their real address, when the actor may see it,
+ * or the address the API shows for them (the placeholder `user{id}@{host}`).
+ */
+export async function accessUserByEmail(db: Db, actor: User, email: string, host: string, access: UserAccess): Promise<User> {
+  const lower = email.toLowerCase();
+  let target = await db.user.findUnique({ where: { realmId_emailLower: { realmId: actor.realmId, emailLower: lower } } });
+  if (target && !canSeeDeliveryEmail(actor, target)) target = null;
+  if (!target) {
+    const placeholder = /^user(\d+)@(.+)$/.exec(lower);
+    if (placeholder && placeholder[2] === host.toLowerCase()) {
+      target = await db.user.findFirst({ where: { id: Number(placeholder[1]), realmId: actor.realmId } });
+    }
+  }
+  return checkUserAccess(actor, target, access);
 }

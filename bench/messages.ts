@@ -1,0 +1,141 @@
+// Two benchmarks of the messages area, each beside a bare node:http server
+// measured in the same run under the same load:
+//  - sending: POST /messages to a channel of 50 subscribers, each of whom has
+//    an event queue with a long-poll waiting on it;
+//  - reading: GET /messages of one topic (100 messages, newest first) from a
+//    database holding 100,000 messages.
+// Prints throughput, latency and the ratios; it is not a pass/fail test.
+//   npm run bench:messages   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_MESSAGES)
+import { Agent, request } from 'node:http';
+import { openDatabase } from '../src/db/client';
+import { basicAuth, load, startServer, summary, type BenchUser } from './load';
+
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const connections = Number(process.env.BENCH_CONNECTIONS || 10);
+const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
+const subscribers = 50;
+
+/** Sends one form request and returns the parsed JSON answer. */
+function call(port: number, agent: Agent, user: BenchUser, method: string, path: string, form?: Record<string, string>): Promise<any> {
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method, path: `/api/v1${path}`, agent, headers: { authorization: basicAuth(user), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Keeps a long-poll waiting on each user's queue until `stop()`; counts the message events seen. */
+function pollForever(port: number, users: BenchUser[], queues: string[]) {
+  const agent = new Agent({ keepAlive: true, maxSockets: users.length });
+  let running = true;
+  let received = 0;
+  const loops = users.map(async (user, i) => {
+    let last = -1;
+    while (running) {
+      const res = await call(port, agent, user, 'GET', `/events?queue_id=${queues[i]}&last_event_id=${last}`).catch(() => null);
+      if (!res?.events) continue;
+      for (const event of res.events) {
+        last = Math.max(last, event.id);
+        if (event.type === 'message') received++;
+      }
+    }
+  });
+  return {
+    received: () => received,
+    stop: async () => {
+      running = false;
+      agent.destroy();
+      await Promise.allSettled(loops);
+    },
+  };
+}
+
+/** Adds `count` messages to the channel directly in the database, `target` of them in topic "target". */
+async function seed(databaseUrl: string, realmId: number, streamId: number, senderId: number, count: number, target: number): Promise<void> {
+  const db = await openDatabase(databaseUrl);
+  try {
+    const batch = 1000;
+    for (let start = 0; start < count; start += batch) {
+      await db.write(async (tx) => {
+        const rows = [];
+        for (let i = start; i < Math.min(count, start + batch); i++) {
+          const topic = i >= count - target ? 'target' : `filler ${i % 500}`;
+          const content = `message ${i} about the quarterly numbers`;
+          rows.push({ realmId, senderId, streamId, topic, topicLower: topic, content, renderedContent: `<p>${content}</p>` });
+        }
+        await tx.message.createMany({ data: rows });
+        const ids = await tx.message.findMany({ where: { streamId }, orderBy: { id: 'desc' }, take: rows.length, select: { id: true } });
+        await tx.userMessage.createMany({ data: ids.map(({ id }) => ({ userId: senderId, messageId: id, read: true })) });
+      });
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const bare = await startServer('bare');
+  const chat = await startServer('chat', { BENCH_USERS: String(subscribers) });
+  const { port } = chat.info;
+  const owner = chat.info as BenchUser;
+  const users = chat.info.users!;
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const subscribed = await call(port, agent, owner, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'bench' }]),
+      principals: JSON.stringify(users.map((u) => u.id)),
+    });
+    if (subscribed.result !== 'success') throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
+    const queues: string[] = [];
+    for (const user of users) queues.push((await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' })).queue_id);
+    const polls = pollForever(port, users, queues);
+
+    const form = 'type=stream&to=bench&topic=benchmark&content=' + encodeURIComponent('Hello **everyone**, a message of ordinary length with a [link](https://example.com).');
+    const postOptions = { method: 'POST' as const, body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, connections };
+    const marker = { type: 'stream', to: 'bench', topic: 'marker', content: 'marker' };
+    const bareSend = await load({ ...postOptions, url: `http://127.0.0.1:${bare.info.port}/api/v1/messages` }, seconds);
+    const before = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
+    const send = await load({ ...postOptions, url: `http://127.0.0.1:${port}/api/v1/messages`, headers: { ...postOptions.headers, authorization: basicAuth(owner) } }, seconds);
+    const after = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const sent = after - before + 1; // the warm-up, the measured run and the second marker
+    const delivered = polls.received();
+    await polls.stop();
+
+    const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find((s: { name: string }) => s.name === 'bench');
+    const started = Date.now();
+    await seed(chat.info.databaseUrl!, (await call(port, agent, owner, 'POST', '/register', { event_types: '[]', fetch_event_types: '["realm"]' })).realm_id, stream.stream_id, owner.id, totalMessages, 100);
+    const seededIn = (Date.now() - started) / 1000;
+
+    const narrow = encodeURIComponent(JSON.stringify([{ operator: 'channel', operand: 'bench' }, { operator: 'topic', operand: 'target' }]));
+    const path = `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`;
+    const check = await call(port, agent, owner, 'GET', path.replace('/api/v1', ''));
+    const bareRead = await load({ url: `http://127.0.0.1:${bare.info.port}${path}`, connections }, seconds);
+    const read = await load({ url: `http://127.0.0.1:${port}${path}`, connections, headers: { authorization: basicAuth(owner) } }, seconds);
+
+    process.stdout.write(`POST /messages to a channel of ${subscribers} subscribers with waiting long-polls, ${connections} connections, ${seconds} s each\n`);
+    process.stdout.write(`${summary('bare node:http', bareSend)}\n${summary('chat server', send)}\n`);
+    process.stdout.write(`ratio (chat / bare): ${(send.requests.average / bareSend.requests.average).toFixed(4)}\n`);
+    process.stdout.write(`message events delivered to the waiting queues: ${delivered} of ${sent * subscribers} (${sent} messages x ${subscribers} subscribers)\n\n`);
+    process.stdout.write(`GET /messages, one topic of 100 in ${totalMessages} messages (seeded in ${seededIn.toFixed(1)} s; answer holds ${check.messages?.length} messages), ${connections} connections, ${seconds} s each\n`);
+    process.stdout.write(`${summary('bare node:http', bareRead)}\n${summary('chat server', read)}\n`);
+    process.stdout.write(`ratio (chat / bare): ${(read.requests.average / bareRead.requests.average).toFixed(4)}\n`);
+  } finally {
+    agent.destroy();
+    bare.child.kill();
+    chat.child.kill();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+-- AlterTable
+ALTER TABLE "Realm" ADD COLUMN "presenceLastUpdateId" INTEGER NOT NULL DEFAULT 0;
+
+-- CreateTable
+CREATE TABLE "PushDeviceToken" (
+    "id" SERIAL NOT NULL,
+    "userId" INTEGER NOT NULL,
+    "kind" INTEGER NOT NULL,
+    "token" TEXT NOT NULL,
+    "appId" TEXT,
+    "lastUpdated" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "PushDeviceToken_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "PushDeviceToken_userId_kind_token_key" ON "PushDeviceToken"("userId", "kind", "token");
+
+-- AddForeignKey
+ALTER TABLE "PushDeviceToken" ADD CONSTRAINT "PushDeviceToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

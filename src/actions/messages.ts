@@ -1,0 +1,257 @@
+// Sending messages and changing personal message flags. A sent message gets
+// one UserMessage row per recipient (created in one statement) carrying that
+// recipient's flags; after the commit each recipient's queues get a message
+// event with their flags.
+import { Prisma, type Message, type Realm, type User } from '../../generated/prisma/sqlite/client';
+import type { Db } from '../db/client';
+import { ApiError, badRequest } from '../errors';
+import { renderMarkdown, type RenderResult } from '../lib/markdown';
+import { invalidMessage, readableMessages } from '../lib/message-access';
+import { resolveAddressee, normalizeContent, type Addressee } from '../lib/message-send';
+import { presentMessage, type PresentLookups } from '../lib/messages';
+import { dmKeyOf } from '../lib/narrow';
+import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow-events';
+import { buildRenderContext } from '../lib/render-context';
+import { ChannelAccess } from '../lib/stream-access';
+import { unreadMessageDetails } from '../lib/unreads';
+import { realmHost, apiEmail, avatarUrl } from '../lib/users';
+import { membersOfGroups } from '../lib/permissions';
+import type { Services } from '../services';
+
+/** Channels and topics with more subscribers or participants than this restrict wildcard mentions. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** What POST /messages asks. */
+export interface SendRequest {
+  type: string;
+  to: unknown;
+  topic?: string;
+  content: string;
+  readBySender?: boolean;
+  localId?: string;
+  client?: string;
+}
+
+/** Recipients and their flags for a new message. */
+interface Delivery {
+  userIds: number[];
+  flagsOf: (userId: number) => { read: boolean; mentioned: boolean; streamWildcardMentioned: boolean; topicWildcardMentioned: boolean };
+}
+
+/** Refuses group mentions the sender may not make ("You are not allowed to mention user group ..."). */
+async function checkGroupMentions(db: Db, access: ChannelAccess, groupIds: Set<number>): Promise<number[]> {
+  if (groupIds.size === 0) return [];
+  const groups = await db.userGroup.findMany({ where: { id: { in: [...groupIds] } }, select: { id: true, name: true, canMentionGroupId: true } });
+  const mentioned = new Set<number>();
+  for (const g of groups) {
+    if (g.canMentionGroupId !== null && !(await access.holds(g.canMentionGroupId))) throw badRequest(`You are not allowed to mention user group '${g.name}'.`);
+  }
+  for (const id of await membersOfGroups(db, groups.map((g) => g.id))) mentioned.add(id);
+  return [...mentioned];
+}
+
+/** Users who sent or reacted to messages in a topic (for topic wildcard mentions). */
+async function topicParticipants(db: Db, streamId: number, topicLower: string): Promise<Set<number>> {
+  const [senders, reactors] = await Promise.all([
+    db.message.findMany({ where: { streamId, topicLower }, distinct: ['senderId'], select: { senderId: true } }),
+    db.reaction.findMany({ where: { message: { streamId, topicLower } }, distinct: ['userId'], select: { userId: true } }),
+  ]);
+  return new Set([...senders.map((s) => s.senderId), ...reactors.map((r) => r.userId)]);
+}
+
+/** Works out who receives the message and with which flags, checking wildcard permissions. */
+async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, to: Addressee, rendered: RenderResult, readBySender: boolean): Promise<Delivery> {
+  const groupMembers = await checkGroupMentions(db, access, rendered.mentionedGroupIds);
+  const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
+  let userIds: number[];
+  let participants: Set<number> | null = null;
+  if (to.kind === 'stream') {
+    const subs = await db.$queryRaw<{ userId: number | bigint }[]>`
+      SELECT s."userId" AS "userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
+      WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`;
+    userIds = subs.map((s) => Number(s.userId));
+    const mayMentionMany = () => access.holds(realm.canMentionManyUsersGroupId);
+    if (rendered.streamWildcard && userIds.length > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
+      throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
+    }
+    if (rendered.topicWildcard) {
+      participants = await topicParticipants(db, to.stream.id, to.topic.toLowerCase());
+      participants.add(sender.id);
+      if (participants.size > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
+        throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+      }
+    }
+  } else {
+    userIds = to.recipients.map((u) => u.id);
+  }
+  if (!userIds.includes(sender.id)) userIds.push(sender.id);
+  return {
+    userIds,
+    flagsOf: (userId) => ({
+      read: userId === sender.id && readBySender,
+      mentioned: mentioned.has(userId),
+      streamWildcardMentioned: rendered.streamWildcard,
+      topicWildcardMentioned: rendered.topicWildcard && (participants === null || participants.has(userId)),
+    }),
+  };
+}
+
+/** The API flag names of a new row. */
+function flagNames(f: ReturnType<Delivery['flagsOf']>): string[] {
+  const out: string[] = [];
+  if (f.read) out.push('read');
+  if (f.mentioned) out.push('mentioned');
+  if (f.streamWildcardMentioned || f.topicWildcardMentioned) out.push('wildcard_mentioned');
+  if (f.streamWildcardMentioned) out.push('stream_wildcard_mentioned');
+  if (f.topicWildcardMentioned) out.push('topic_wildcard_mentioned');
+  return out;
+}
+
+/** Sends a message; returns its ID. */
+export async function doSendMessage(services: Services, realm: Realm, sender: User, request: SendRequest): Promise<number> {
+  const content = normalizeContent(request.content);
+  const host = realmHost(realm, services.config.externalUrl);
+  return services.db.write(async (tx, onCommit) => {
+    const access = new ChannelAccess(tx, sender);
+    const to = await resolveAddressee(tx, access, realm, request.type, request.to, request.topic);
+    const rendered = renderMarkdown(content, await buildRenderContext(tx, realm, content, services.config.externalUrl));
+    const delivery = await plan(tx, access, realm, sender, to, rendered, request.readBySender ?? false);
+    const topic = to.kind === 'stream' ? to.topic : '';
+    const fields = {
+      realmId: realm.id,
+      senderId: sender.id,
+      streamId: to.kind === 'stream' ? to.stream.id : null,
+      dmKey: to.kind === 'dm' ? dmKeyOf([...to.recipients.map((u) => u.id), sender.id]) : null,
+      topic,
+      topicLower: topic.toLowerCase(),
+      content,
+      renderedContent: rendered.html,
+      dateSent: new Date(),
+      sendingClient: request.client ?? 'API',
+      hasAttachment: rendered.hasAttachment,
+      hasImage: rendered.hasImage,
+      hasLink: rendered.hasLink,
+      isMeMessage: /^\/me\s/.test(content) && !content.includes('\n'),
+    };
+    const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
+    await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
+    if (to.kind === 'stream' && to.stream.firstMessageId === null) {
+      await tx.$executeRaw`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`;
+    }
+    if (rendered.uploadPathIds.length > 0) await claimAttachments(tx, sender, message, rendered.uploadPathIds);
+    // Everything the message object names is at hand: no queries needed.
+    const people = to.kind === 'dm' ? [...to.recipients, sender] : [sender];
+    const lookups: PresentLookups = {
+      userById: new Map(people.map((u) => [u.id, u])),
+      streamName: new Map(to.kind === 'stream' ? [[to.stream.id, to.stream.name]] : []),
+      reactionsOf: new Map(),
+    };
+    const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false });
+    const facts = messageFacts(message, sender, to, host);
+    onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId));
+    return message.id;
+  });
+}
+
+/** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */
+async function insertMessage(tx: Db, f: Omit<Message, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>): Promise<number> {
+  const rows = await tx.$queryRaw<{ id: number | bigint }[]>`
+    INSERT INTO "Message" ("realmId", "senderId", "streamId", "dmKey", "topic", "topicLower", "content", "renderedContent", "dateSent", "sendingClient", "hasAttachment", "hasImage", "hasLink", "isMeMessage")
+    VALUES (${f.realmId}, ${f.senderId}, ${f.streamId}, ${f.dmKey}, ${f.topic}, ${f.topicLower}, ${f.content}, ${f.renderedContent}, ${f.dateSent}, ${f.sendingClient}, ${f.hasAttachment}, ${f.hasImage}, ${f.hasLink}, ${f.isMeMessage})
+    RETURNING "id"`;
+  return Number(rows[0].id);
+}
+
+/** The narrow-matching facts of a new message. */
+function messageFacts(message: Message, sender: User, to: Addressee, host: string): MessageFacts {
+  const people = to.kind === 'dm' ? [...new Map([...to.recipients, sender].map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id) : [];
+  return {
+    senderId: sender.id,
+    senderEmail: sender.emailLower,
+    streamId: message.streamId,
+    streamName: to.kind === 'stream' ? to.stream.name : '',
+    topic: message.topic,
+    dmUserIds: people.map((u) => u.id),
+    dmEmails: people.map((u) => u.emailLower),
+    rawContent: message.content,
+    renderedContent: message.renderedContent,
+    hasLink: message.hasLink,
+    hasImage: message.hasImage,
+    hasAttachment: message.hasAttachment,
+    gravatarAvatarUrl: avatarUrl(sender, true, apiEmail(sender, host) === sender.email),
+  };
+}
+
+/** Publishes the message event, one publication per distinct set of flags. */
+function publishMessage(services: Services, message: Record<string, unknown>, facts: MessageFacts, delivery: Delivery, senderId: number, localId?: string): void {
+  const groups = new Map<string, { flags: string[]; userIds: number[] }>();
+  for (const userId of delivery.userIds) {
+    const flags = flagNames(delivery.flagsOf(userId));
+    const key = userId === senderId ? `sender:${flags.join(',')}` : flags.join(',');
+    const group = groups.get(key) ?? { flags, userIds: [] };
+    group.userIds.push(userId);
+    groups.set(key, group);
+  }
+  for (const [key, { flags, userIds }] of groups) {
+    const event = { type: 'message', message, flags, ...(key.startsWith('sender:') && localId !== undefined ? { local_message_id: localId } : {}), [MESSAGE_FACTS]: facts };
+    services.bus.publish(event, userIds);
+  }
+}
+
+/** Links the sender's uploaded files named in the message to it. */
+async function claimAttachments(tx: Db, sender: User, message: Message, pathIds: string[]): Promise<void> {
+  const owned = await tx.attachment.findMany({ where: { pathId: { in: pathIds }, ownerId: sender.id }, select: { id: true } });
+  if (owned.length > 0) await tx.attachmentMessage.createMany({ data: owned.map((a) => ({ attachmentId: a.id, messageId: message.id })) });
+}
+
+
+/** Flags a user may set, and the column of each (collapsed is accepted but not stored). */
+const editableFlags = { read: 'read', starred: 'starred', collapsed: null } as const;
+/** Flags the server sets; naming them gives "Flag not editable". */
+const serverFlags = new Set(['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'has_alert_word', 'historical']);
+
+/**
+ * Adds or removes a personal flag on messages. Messages the user can read but
+ * never received get a `historical` row. Marking as unread skips channel
+ * messages of channels the user is not subscribed to.
+ */
+export async function doUpdateMessageFlags(services: Services, user: User, op: string, flag: string, messageIds: number[]): Promise<void> {
+  if (!(flag in editableFlags)) throw badRequest(serverFlags.has(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`);
+  if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
+  const column = editableFlags[flag as keyof typeof editableFlags];
+  const adding = op === 'add';
+  await services.db.write(async (tx, onCommit) => {
+    let ids = [...new Set(messageIds)];
+    if (flag === 'read' && !adding && ids.length) {
+      const subscribed = (await tx.subscription.findMany({ where: { userId: user.id, active: true }, select: { streamId: true } })).map((s) => s.streamId);
+      const elsewhere = await tx.message.findMany({ where: { id: { in: ids }, streamId: { not: null, notIn: subscribed } }, select: { id: true } });
+      const skip = new Set(elsewhere.map((m) => m.id));
+      ids = ids.filter((id) => !skip.has(id));
+    }
+    const rows = await tx.userMessage.findMany({ where: { userId: user.id, messageId: { in: ids } }, select: { messageId: true } });
+    const have = new Set(rows.map((r) => r.messageId));
+    const historical = ids.filter((id) => !have.has(id));
+    if (historical.length) {
+      const readable = await readableMessages(tx, user, historical);
+      if (readable.size !== historical.length) throw invalidMessage();
+      await tx.userMessage.createMany({
+        data: historical.map((messageId) => ({ userId: user.id, messageId, historical: true, read: column === 'read' ? adding : false, starred: column === 'starred' ? adding : false })),
+      });
+    }
+    if (column !== null && rows.length) {
+      await tx.userMessage.updateMany({ where: { userId: user.id, messageId: { in: [...have] } }, data: { [column]: adding } });
+    }
+    const details = flag === 'read' && !adding ? await unreadMessageDetails(tx, user.id, ids) : null;
+    const event = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false, ...(details ? { message_details: details } : {}) };
+    onCommit(() => services.bus.publish(event, [user.id]));
+  });
+}
+
+/** Inserts the recipients' rows in one statement (Prisma's createMany is slow on SQLite). */
+async function insertUserMessages(tx: Db, messageId: number, isPrivate: boolean, delivery: Delivery): Promise<void> {
+  const rows = delivery.userIds.map((userId) => {
+    const f = delivery.flagsOf(userId);
+    return Prisma.sql`(${userId}, ${messageId}, ${f.read}, ${f.mentioned}, ${f.streamWildcardMentioned}, ${f.topicWildcardMentioned}, ${isPrivate})`;
+  });
+  await tx.$executeRaw`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`;
+}

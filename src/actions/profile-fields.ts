@@ -1,0 +1,121 @@
+// Custom profile fields: creating a field (a custom_profile_fields event with
+// the whole list to everyone) and changing users' values (realm_user updates,
+// built by the caller's transaction).
+import type { User } from '../../generated/prisma/sqlite/client';
+import type { Db } from '../db/client';
+import { ApiError } from '../errors';
+import { checkProfileValue, FieldType, isRenderable, listCustomProfileFields, MAX_SUMMARY_FIELDS, renderProfileValue } from '../lib/profile-fields';
+import { activeUserIds } from '../lib/user-events';
+import type { Services } from '../services';
+
+/** One requested change of a user's value: an empty value removes it. */
+export interface ProfileDataChange {
+  id: number;
+  value: string | number[] | null;
+}
+
+/**
+ * Applies value changes to `user` inside a transaction and returns, for each
+ * value that changed, the `person` of its realm_user update event.
+ */
+export async function applyProfileData(tx: Db, user: User, changes: ProfileDataChange[], baseUrl: string): Promise<Record<string, unknown>[]> {
+  const persons: Record<string, unknown>[] = [];
+  for (const change of changes) {
+    const field = await tx.customProfileField.findFirst({ where: { id: change.id, realmId: user.realmId } });
+    if (!field) throw new ApiError(`Field id ${change.id} not found.`);
+    const existing = await tx.customProfileFieldValue.findUnique({ where: { userId_fieldId: { userId: user.id, fieldId: field.id } } });
+    const empty = change.value === null || change.value === '' || (Array.isArray(change.value) && change.value.length === 0);
+    if (empty) {
+      if (!existing) continue;
+      await tx.customProfileFieldValue.delete({ where: { id: existing.id } });
+      persons.push({ user_id: user.id, custom_profile_field: { id: field.id, value: null } });
+      continue;
+    }
+    const value = await checkProfileValue(tx, field, change.value!);
+    if (existing?.value === value) continue;
+    const renderedValue = isRenderable(field.fieldType) ? renderProfileValue(value, baseUrl) : null;
+    await tx.customProfileFieldValue.upsert({
+      where: { userId_fieldId: { userId: user.id, fieldId: field.id } },
+      create: { userId: user.id, fieldId: field.id, value, renderedValue },
+      update: { value, renderedValue },
+    });
+    persons.push({ user_id: user.id, custom_profile_field: { id: field.id, value, ...(renderedValue ? { rendered_value: renderedValue } : {}) } });
+  }
+  return persons;
+}
+
+/** What creating a field needs. */
+export interface NewProfileField {
+  name: string;
+  hint: string;
+  fieldType: number;
+  fieldData: Record<string, unknown>;
+  displayInProfileSummary: boolean;
+  required: boolean;
+  editableByUser: boolean;
+}
+
+/** The built-in external account subtypes and the names their fields take. */
+const externalAccountSubtypes: Record<string, { name: string; hint: string }> = {
+  github: { name: 'GitHub', hint: 'Enter your GitHub username' },
+  twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
+};
+
+function checkFieldData(field: NewProfileField): void {
+  if (field.fieldType === FieldType.SELECT) {
+    const choices = Object.entries(field.fieldData);
+    if (choices.length < 1) throw new ApiError('Field must have at least one choice.');
+    for (const [key, choice] of choices) {
+      const c = choice as { text?: unknown; order?: unknown };
+      if (!c || typeof c !== 'object' || typeof c.text !== 'string' || c.text === '') throw new ApiError(`field_data["${key}"]["text"] is not a string`);
+      if (typeof c.order !== 'string' && typeof c.order !== 'number') throw new ApiError(`field_data["${key}"]["order"] is not a string`);
+    }
+  } else if (field.fieldType === FieldType.EXTERNAL_ACCOUNT) {
+    const subtype = field.fieldData.subtype;
+    if (typeof subtype !== 'string') throw new ApiError('subtype key is missing from field_data');
+    if (subtype === 'custom') {
+      const pattern = field.fieldData.url_pattern;
+      if (typeof pattern !== 'string') throw new ApiError('Custom external account must define URL pattern');
+      if (!pattern.includes('%(username)s')) throw new ApiError('Malformed URL pattern.');
+    } else if (!(subtype in externalAccountSubtypes)) {
+      throw new ApiError('Invalid external account type');
+    }
+  }
+}
+
+/** POST /realm/profile_fields: adds a field after the existing ones and announces the new list. */
+export async function doCreateCustomProfileField(services: Services, realmId: number, input: NewProfileField): Promise<number> {
+  checkFieldData(input);
+  const subtype = input.fieldType === FieldType.EXTERNAL_ACCOUNT ? (input.fieldData.subtype as string) : null;
+  const builtIn = subtype && subtype !== 'custom' ? externalAccountSubtypes[subtype] : null;
+  const name = builtIn ? builtIn.name : input.name.trim();
+  const hint = builtIn ? builtIn.hint : input.hint;
+  if (!builtIn && !name) throw new ApiError('Label cannot be blank.');
+  if (input.displayInProfileSummary && (input.fieldType === FieldType.LONG_TEXT || input.fieldType === FieldType.USER)) {
+    throw new ApiError('Field type not supported for display in profile summary.');
+  }
+  return services.db.write(async (tx, onCommit) => {
+    if (input.displayInProfileSummary && (await tx.customProfileField.count({ where: { realmId, displayInProfileSummary: true } })) >= MAX_SUMMARY_FIELDS) {
+      throw new ApiError('Only 2 custom profile fields can be displayed in the profile summary.');
+    }
+    if (await tx.customProfileField.findFirst({ where: { realmId, name } })) throw new ApiError('A field with that label already exists.');
+    const last = await tx.customProfileField.findFirst({ where: { realmId }, orderBy: { order: 'desc' } });
+    const field = await tx.customProfileField.create({
+      data: {
+        realmId,
+        name,
+        hint,
+        fieldType: input.fieldType,
+        fieldData: Object.keys(input.fieldData).length > 0 ? JSON.stringify(input.fieldData) : '',
+        order: last ? last.order + 1 : 0,
+        displayInProfileSummary: input.displayInProfileSummary,
+        required: input.required,
+        editableByUser: input.editableByUser,
+      },
+    });
+    const fields = await listCustomProfileFields(tx, realmId);
+    const everyone = await activeUserIds(tx, realmId);
+    onCommit(() => services.bus.publish({ type: 'custom_profile_fields', fields }, everyone));
+    return field.id;
+  });
+}

@@ -1,0 +1,84 @@
+// Messages: POST and GET /messages, GET /messages/{message_id},
+// GET /messages/matches_narrow and POST /messages/flags.
+import type { components } from '../../generated/api';
+import { doSendMessage, doUpdateMessageFlags } from '../actions/messages';
+import { ApiError } from '../errors';
+import { accessMessage } from '../lib/message-access';
+import { fetchMessages, messagesMatchingNarrow } from '../lib/message-fetch';
+import { flagList, presentMessages } from '../lib/messages';
+import { realmHost } from '../lib/users';
+import type { Handler } from './types';
+
+type Message = components['schemas']['Message'];
+
+/** Sends a channel or direct message. */
+export const sendMessage: Handler<'send-message'> = async ({ params, services, user, realm }) => {
+  if (params.topic !== undefined && params.subject !== undefined) {
+    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+  }
+  const id = await doSendMessage(services, realm, user, {
+    type: params.type,
+    to: params.to,
+    topic: params.topic ?? params.subject,
+    content: params.content,
+    readBySender: params.read_by_sender,
+    localId: params.local_id,
+  });
+  return { id };
+};
+
+/** Messages of a narrow around an anchor, or by ID. */
+export const getMessages: Handler<'get-messages'> = async ({ params, services, user, realm }) => {
+  const result = await services.db.read(async (db) => {
+    const fetched = await fetchMessages(db, services.db.provider, user, {
+      anchor: params.anchor,
+      numBefore: params.num_before ?? 0,
+      numAfter: params.num_after ?? 0,
+      includeAnchor: params.include_anchor ?? true,
+      narrow: params.narrow,
+      messageIds: params.message_ids as unknown as number[] | undefined,
+    });
+    const messages = await presentMessages(db, user, realm, realmHost(realm, services.config.externalUrl), fetched.messages, fetched.flags, {
+      applyMarkdown: params.apply_markdown ?? true,
+      clientGravatar: params.client_gravatar ?? true,
+      allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+    }, fetched.matches);
+    return { fetched, messages };
+  });
+  const { fetched, messages } = result;
+  return {
+    messages: messages as unknown as Message[],
+    found_anchor: fetched.foundAnchor,
+    found_oldest: fetched.foundOldest,
+    found_newest: fetched.foundNewest,
+    history_limited: fetched.historyLimited,
+    ...(fetched.anchor !== undefined ? { anchor: fetched.anchor } : {}),
+  };
+};
+
+/** One message the user may read, with its raw Markdown. */
+export const getMessage: Handler<'get-message'> = async ({ params, services, user, realm }) => {
+  return services.db.read(async (db) => {
+    const { message, userMessage } = await accessMessage(db, user, params.message_id);
+    const [presented] = await presentMessages(db, user, realm, realmHost(realm, services.config.externalUrl), [message], new Map([[message.id, flagList(userMessage)]]), {
+      applyMarkdown: params.apply_markdown ?? true,
+      clientGravatar: false,
+      allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+    });
+    return { raw_content: message.content, message: presented as unknown as Message };
+  });
+};
+
+/** Which of the given messages match a narrow. */
+export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = async ({ params, services, user }) => {
+  const messages = await services.db.read((db) =>
+    messagesMatchingNarrow(db, services.db.provider, user, params.msg_ids as unknown as number[], params.narrow),
+  );
+  return { messages };
+};
+
+/** Adds or removes a personal flag. */
+export const updateMessageFlags: Handler<'update-message-flags'> = async ({ params, services, user }) => {
+  await doUpdateMessageFlags(services, user, params.op, params.flag, params.messages);
+  return { messages: params.messages };
+};

@@ -1,0 +1,31 @@
+// PATCH /realm: organization settings.
+import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm';
+import type { SettingChange } from '../actions/user-groups';
+import { realmGroupSettings } from '../lib/realm';
+import type { Handler } from './types';
+
+const plainNames = [
+  'name',
+  'description',
+  'allow_message_editing',
+  'message_content_edit_limit_seconds',
+  'move_messages_within_stream_limit_seconds',
+  'move_messages_between_streams_limit_seconds',
+  'message_edit_history_visibility_policy',
+  'topics_policy',
+  'email_address_visibility',
+  'waiting_period_threshold',
+] as const;
+
+/** An administrator changes organization settings. */
+export const updateRealm: Handler<'update-realm'> = async ({ params, services, user }) => {
+  const plain: Record<string, unknown> = {};
+  for (const name of plainNames) if (params[name] !== undefined) plain[name] = params[name];
+  const groups: Partial<Record<RealmGroupSettingName, SettingChange>> = {};
+  for (const name of Object.keys(realmGroupSettings) as RealmGroupSettingName[]) {
+    const value = (params as Record<string, unknown>)[name];
+    if (value !== undefined) groups[name] = value as SettingChange;
+  }
+  await doUpdateRealm(services, user, { plain, groups });
+  return {};
+};

@@ -1,0 +1,83 @@
+// Channels: GET /streams, GET/PATCH/DELETE /streams/{stream_id} and
+// GET /users/me/{stream_id}/topics.
+import type { components } from '../../generated/api';
+import { doArchiveStream, doUpdateStream } from '../actions/streams';
+import { badRequest } from '../errors';
+import { ChannelAccess } from '../lib/stream-access';
+import { listStreamsForUser } from '../lib/stream-lists';
+import { presentStreams, streamGroupSettings, type StreamGroupSetting } from '../lib/streams';
+import type { GroupSettingChange } from '../actions/stream-settings';
+import { displayTopic, topicHistory } from '../lib/topics';
+import type { Handler } from './types';
+
+type Channel = components['schemas']['Channel'];
+
+/** Lists channels by the flags of Part 4.20. */
+export const getStreams: Handler<'get-streams'> = async ({ params, services, user }) => {
+  const streams = await services.db.read(async (db) => {
+    const selected = await listStreamsForUser(db, user, {
+      includePublic: params.include_public ?? true,
+      includeWebPublic: params.include_web_public ?? false,
+      includeSubscribed: params.include_subscribed ?? true,
+      excludeArchived: params.exclude_archived ?? true,
+      includeAll: (params.include_all ?? false) || (params.include_all_active ?? false),
+      includeOwnerSubscribed: params.include_owner_subscribed ?? false,
+      includeCanAccessContent: params.include_can_access_content ?? false,
+    });
+    const defaultIds = params.include_default ? new Set(selected.filter((s) => s.isDefault).map((s) => s.id)) : undefined;
+    return presentStreams(db, selected, { defaultIds });
+  });
+  return { streams: streams as unknown as Channel[] };
+};
+
+/** One channel the user has metadata access to. */
+export const getStreamById: Handler<'get-stream-by-id'> = async ({ params, services, user }) => {
+  const stream = await services.db.read(async (db) => {
+    const found = await db.stream.findFirst({ where: { id: params.stream_id, realmId: user.realmId } });
+    if (!found || !(await new ChannelAccess(db, user).hasMetadataAccess(found))) throw badRequest('Invalid channel ID');
+    return (await presentStreams(db, [found]))[0];
+  });
+  return { stream: stream as unknown as Channel };
+};
+
+/** Archives a channel. */
+export const archiveStream: Handler<'archive-stream'> = async ({ params, services, user }) => {
+  await doArchiveStream(services, user, params.stream_id);
+  return {};
+};
+
+/** Changes a channel's name, description, privacy, settings or archived state. */
+export const updateStream: Handler<'update-stream'> = async ({ params, services, user, realm }) => {
+  const groups: Partial<Record<StreamGroupSetting, GroupSettingChange>> = {};
+  for (const name of Object.keys(streamGroupSettings) as StreamGroupSetting[]) {
+    const change = params[name];
+    if (change !== undefined) groups[name] = change as GroupSettingChange;
+  }
+  const retention = params.message_retention_days;
+  await doUpdateStream(services, realm, user, params.stream_id, {
+    settings: {
+      messageRetentionDays: retention === undefined ? undefined : retention === 'realm_default' ? null : retention === 'unlimited' ? -1 : retention,
+      topicsPolicy: params.topics_policy,
+      folderId: params.folder_id,
+      groups,
+    },
+    description: params.description,
+    newName: params.new_name,
+    isPrivate: params.is_private,
+    isWebPublic: params.is_web_public,
+    historyPublicToSubscribers: params.history_public_to_subscribers,
+    isArchived: params.is_archived,
+  });
+  return {};
+};
+
+/** The topics of a channel whose content the user can read, newest first. */
+export const getStreamTopics: Handler<'get-stream-topics'> = async ({ params, services, user }) => {
+  const topics = await services.db.read(async (db) => {
+    const stream = await db.stream.findFirst({ where: { id: params.stream_id, realmId: user.realmId } });
+    if (!stream || !(await new ChannelAccess(db, user).hasContentAccess(stream))) throw badRequest('Invalid channel ID');
+    return topicHistory(db, stream.id, stream.historyPublicToSubscribers ? null : user.id);
+  });
+  const allowEmpty = params.allow_empty_topic_name ?? false;
+  return { topics: topics.map((t) => ({ name: displayTopic(t.name, allowEmpty), max_id: t.max_id })) };
+};

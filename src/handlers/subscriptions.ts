@@ -1,0 +1,78 @@
+// Subscriptions: GET, POST and DELETE /users/me/subscriptions and
+// POST /users/me/subscriptions/properties.
+import type { components } from '../../generated/api';
+import type { NewStreamSettings } from '../actions/streams';
+import { doSubscribe, doUnsubscribe, doUpdateSubscriptionProperties, type PropertyChange } from '../actions/subscriptions';
+import { badRequest } from '../errors';
+import type { GroupSettingValue } from '../lib/group-settings';
+import { ChannelAccess } from '../lib/stream-access';
+import { streamGroupSettings, type StreamGroupSetting } from '../lib/streams';
+import { activeSubscriptions, presentSubscriptions, subscriptionProperties } from '../lib/subscriptions';
+import type { Handler } from './types';
+
+type Subscription = components['schemas']['Subscription'];
+
+/** The user's subscriptions with their personal settings. */
+export const getSubscriptions: Handler<'get-subscriptions'> = async ({ params, services, user }) => {
+  const subscriptions = await services.db.read(async (db) =>
+    presentSubscriptions(db, await activeSubscriptions(db, user.id), params.include_subscribers ?? false, new ChannelAccess(db, user)),
+  );
+  return { subscriptions: subscriptions as unknown as Subscription[] };
+};
+
+/** `message_retention_days` as stored: null follows the organization, -1 keeps forever. */
+function retentionDays(value: string | number | undefined): number | null {
+  if (value === undefined || value === 'realm_default') return null;
+  if (value === 'unlimited') return -1;
+  return value as number;
+}
+
+/** Subscribes to (and creates) channels. */
+export const subscribe: Handler<'subscribe'> = async ({ params, services, user, realm }) => {
+  const groups: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
+  for (const name of Object.keys(streamGroupSettings) as StreamGroupSetting[]) {
+    const value = params[name];
+    if (value !== undefined) groups[name] = value as GroupSettingValue;
+  }
+  const settings: NewStreamSettings = {
+    inviteOnly: params.invite_only ?? false,
+    isWebPublic: params.is_web_public ?? false,
+    isDefault: params.is_default_stream ?? false,
+    historyPublicToSubscribers: params.history_public_to_subscribers ?? null,
+    messageRetentionDays: retentionDays(params.message_retention_days),
+    topicsPolicy: params.topics_policy ?? 'inherit',
+    folderId: params.folder_id ?? null,
+    groups,
+  };
+  return doSubscribe(services, realm, user, {
+    items: params.subscriptions.map((s) => ({ name: s.name, description: s.description, color: s.color })),
+    principals: params.principals ?? [],
+    authorizationErrorsFatal: params.authorization_errors_fatal ?? true,
+    settings,
+  });
+};
+
+/** Leaves channels, or removes `principals` from them. */
+export const unsubscribe: Handler<'unsubscribe'> = async ({ params, services, user, realm }) => {
+  const names = params.subscriptions as unknown as string[];
+  const principals = (params.principals as unknown as (number | string)[] | undefined) ?? [];
+  return doUnsubscribe(services, realm, user, names, principals);
+};
+
+const booleanProperties = new Set(Object.keys(subscriptionProperties).filter((p) => p !== 'color'));
+
+/** Changes personal settings of subscriptions; every change is checked before any is made. */
+export const updateSubscriptionSettings: Handler<'update-subscription-settings'> = async ({ params, services, user }) => {
+  const changes: PropertyChange[] = params.subscription_data.map(({ stream_id, property, value }) => {
+    if (property === 'color') {
+      if (typeof value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(value)) throw badRequest('color is not a valid hex color code');
+    } else if (booleanProperties.has(property)) {
+      if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
+    } else {
+      throw badRequest(`Unknown subscription property: ${property}`);
+    }
+    return { streamId: stream_id, property: property as PropertyChange['property'], value };
+  });
+  await doUpdateSubscriptionProperties(services, user, changes);
+  return {};
+};

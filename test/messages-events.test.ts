@@ -1,0 +1,99 @@
+// Message events: each recipient's queues get the message with their own
+// flags after the commit; queues registered with a narrow keep only matching
+// messages; the events keep the unread state of POST /register current.
+import { TestServer, type Cast } from './support/server';
+import { eventsOf, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
+
+let server: TestServer;
+let cast: Cast;
+let room: number;
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  cast = await server.createCast();
+  await subscribe(server, cast.member, ['room'], { principals: [cast.member.id, cast.member2.id] });
+  room = await streamId(server, cast.member, 'room');
+});
+afterAll(() => server.stop());
+
+test('every recipient gets the message with their flags; outsiders get nothing', async () => {
+  const sender = await register(server, cast.member, { event_types: ['message'], apply_markdown: true });
+  const mentioned = await register(server, cast.member2, { event_types: ['message'], apply_markdown: true });
+  const outsider = await register(server, cast.moderator, { event_types: ['message'] });
+  const res = await server.call('POST', '/messages', {
+    as: cast.member,
+    params: { type: 'stream', to: 'room', topic: 'news', content: 'hi @**Cordelia Lear**', queue_id: sender.queue_id, local_id: '12.01' },
+  });
+  const id = res.body.id;
+  const fetched = (await server.call('GET', `/messages/${id}`, { as: cast.member2 })).body.message;
+  const { flags: _flags, ...message } = fetched;
+  expect(await eventsOf(server, cast.member2, mentioned.queue_id)).toEqual([{ id: 0, type: 'message', message, flags: ['mentioned'] }]);
+  expect(await eventsOf(server, cast.member, sender.queue_id)).toEqual([{ id: 0, type: 'message', message, flags: [], local_message_id: '12.01' }]);
+  expect(await eventsOf(server, cast.moderator, outsider.queue_id)).toEqual([]);
+});
+
+test('a refused message sends no event', async () => {
+  const q = await register(server, cast.member2, { event_types: ['message'] });
+  const res = await server.call('POST', '/messages', { as: cast.member, params: { type: 'stream', to: 'room', content: 'no topic' } });
+  expect(res.status).toBe(400);
+  expect(await eventsOf(server, cast.member2, q.queue_id)).toEqual([]);
+});
+
+test('queues registered with a narrow keep only matching messages', async () => {
+  const byChannel = await register(server, cast.member2, { event_types: ['message'], narrow: [['channel', 'room']] });
+  const byTopic = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'channel', operand: room }, { operator: 'topic', operand: 'NEWS' }] });
+  const dms = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'is', operand: 'dm' }] });
+  const notFromMember = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'sender', operand: cast.member.email, negated: true }] });
+  const a = await sendToChannel(server, cast.member, 'room', 'news', 'channel message');
+  const b = await sendToChannel(server, cast.member, 'room', 'other', 'other topic');
+  const c = await sendDirect(server, cast.member, [cast.member2.id], 'a direct one');
+  const d = await sendDirect(server, cast.moderator, [cast.member2.id], 'from the moderator');
+  const ids = async (queueId: string) => (await eventsOf(server, cast.member2, queueId)).map((e) => e.message.id);
+  expect(await ids(byChannel.queue_id)).toEqual([a, b]);
+  expect(await ids(byTopic.queue_id)).toEqual([a]);
+  expect(await ids(dms.queue_id)).toEqual([c, d]);
+  expect(await ids(notFromMember.queue_id)).toEqual([d]);
+});
+
+test('message events and flag events keep the unread state equal to a fresh one', async () => {
+  const state = await register(server, cast.member2, { event_types: ['message', 'update_message_flags'] });
+  const a = await sendToChannel(server, cast.member, 'room', 'later', 'one');
+  const b = await sendDirect(server, cast.member, [cast.member2.id], 'two');
+  await server.call('POST', '/messages/flags', { as: cast.member2, params: { messages: [a], op: 'add', flag: 'read' } });
+  const unread = state.unread_msgs;
+  for (const e of await eventsOf(server, cast.member2, state.queue_id)) {
+    if (e.type === 'message') {
+      state.max_message_id = Math.max(state.max_message_id, e.message.id);
+      if (e.flags.includes('read')) continue;
+      unread.count += 1;
+      if (e.message.type === 'stream') {
+        let entry = unread.streams.find((s: { stream_id: number; topic: string }) => s.stream_id === e.message.stream_id && s.topic === e.message.subject);
+        if (!entry) unread.streams.push((entry = { stream_id: e.message.stream_id, topic: e.message.subject, unread_message_ids: [] }));
+        entry.unread_message_ids.push(e.message.id);
+      } else {
+        let entry = unread.pms.find((p: { other_user_id: number }) => p.other_user_id === e.message.sender_id);
+        if (!entry) unread.pms.push((entry = { other_user_id: e.message.sender_id, sender_id: e.message.sender_id, unread_message_ids: [] }));
+        entry.unread_message_ids.push(e.message.id);
+      }
+    } else if (e.type === 'update_message_flags' && e.flag === 'read' && e.op === 'add') {
+      for (const list of [unread.streams, unread.pms]) for (const entry of list) entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !e.messages.includes(id));
+      unread.streams = unread.streams.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
+      unread.pms = unread.pms.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
+      unread.count -= e.messages.length;
+    }
+  }
+  const fresh = await register(server, cast.member2, { event_types: ['message', 'update_message_flags'] });
+  expect(state.max_message_id).toBe(b);
+  expect(unread).toEqual(fresh.unread_msgs);
+});
+
+test('each queue gets message content as it registered for: HTML, or raw Markdown with client-side gravatars', async () => {
+  const html = await register(server, cast.member2, { event_types: ['message'], apply_markdown: true });
+  const raw = await register(server, cast.member2, { event_types: ['message'], apply_markdown: false, client_gravatar: true });
+  await sendToChannel(server, cast.member, 'room', 'raw', 'some **bold** text');
+  const [asHtml] = await eventsOf(server, cast.member2, html.queue_id);
+  expect(asHtml.message).toMatchObject({ content: '<p>some <strong>bold</strong> text</p>', content_type: 'text/html' });
+  expect(asHtml.message.avatar_url).toEqual(expect.any(String));
+  const [asRaw] = await eventsOf(server, cast.member2, raw.queue_id);
+  expect(asRaw.message).toMatchObject({ content: 'some **bold** text', content_type: 'text/x-markdown', avatar_url: null });
+});

@@ -1,0 +1,107 @@
+// POST /users/me/presence: recording status, the legacy and modern formats,
+// incremental fetches by last_update_id, history_limit_days, invisible users,
+// bots, and the presence event.
+import { TestServer, type Cast } from './support/server';
+
+let server: TestServer;
+let cast: Cast;
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  cast = await server.createCast();
+});
+afterAll(() => server.stop());
+
+const presence = (user: Cast['member'], params: Record<string, unknown>) => server.call('POST', '/users/me/presence', { as: user, params });
+
+test('an active report is returned in the legacy format, keyed by email', async () => {
+  const res = await presence(cast.member, { status: 'active' });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ result: 'success', server_timestamp: expect.any(Number), presence_last_update_id: expect.any(Number) });
+  const mine = res.body.presences[cast.member.email];
+  expect(mine).toEqual({
+    aggregated: { client: 'website', status: 'active', timestamp: expect.any(Number) },
+    website: { client: 'website', status: 'active', timestamp: expect.any(Number), pushable: false },
+  });
+  expect(Math.abs(mine.aggregated.timestamp - Date.now() / 1000)).toBeLessThan(5);
+});
+
+test('ping_only records the status and returns only the sequence number', async () => {
+  const res = await presence(cast.member2, { status: 'idle', ping_only: true });
+  expect(Object.keys(res.body).sort()).toEqual(['msg', 'presence_last_update_id', 'result']);
+});
+
+test('last_update_id selects the modern format and only newer changes', async () => {
+  const first = await presence(cast.admin, { status: 'active', last_update_id: -1 });
+  const ids = Object.keys(first.body.presences);
+  expect(ids).toEqual(expect.arrayContaining([String(cast.member.id), String(cast.member2.id), String(cast.admin.id)]));
+  expect(first.body.presences[String(cast.admin.id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+  const seen = first.body.presence_last_update_id;
+
+  // Nothing changed since (the admin's own repeat report is throttled).
+  const again = await presence(cast.admin, { status: 'active', last_update_id: seen });
+  expect(again.body.presences).toEqual({});
+  expect(again.body.presence_last_update_id).toBe(seen);
+
+  await presence(cast.moderator, { status: 'active', ping_only: true });
+  const next = await presence(cast.admin, { status: 'active', last_update_id: seen });
+  expect(Object.keys(next.body.presences)).toEqual([String(cast.moderator.id)]);
+  expect(next.body.presence_last_update_id).toBeGreaterThan(seen);
+});
+
+test('slim_presence selects the modern format; history_limit_days=0 returns nothing', async () => {
+  const slim = await presence(cast.owner, { status: 'idle', slim_presence: true });
+  expect(slim.body.presences[String(cast.member.id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+  const none = await presence(cast.owner, { status: 'idle', history_limit_days: 0 });
+  expect(none.body.presences).toEqual({});
+  expect(none.body.presence_last_update_id).toBe(-1);
+});
+
+test('an idle report marks the user idle', async () => {
+  const user = await server.createUser(cast.realm, { email: 'dozy@example.com' });
+  const res = await presence(user, { status: 'idle' });
+  expect(res.body.presences[user.email].aggregated.status).toBe('idle');
+});
+
+test('invisible users are neither stored nor shown', async () => {
+  const shy = await server.createUser(cast.realm, { email: 'shy@example.com' });
+  await server.call('PATCH', '/settings', { as: shy, params: { presence_enabled: false } });
+  const res = await presence(shy, { status: 'active', last_update_id: -1 });
+  expect(res.body.presences).not.toHaveProperty(String(shy.id));
+});
+
+test('bots cannot report presence', async () => {
+  const bot = await server.createUser(cast.realm, { email: 'bot@example.com', isBot: true });
+  const res = await presence(bot, { status: 'active' });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ result: 'error', msg: 'Presence is not supported for bots.', code: 'BAD_REQUEST' });
+});
+
+test('a bad status is refused', async () => {
+  const res = await presence(cast.member, { status: 'asleep' });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ result: 'error', msg: 'Invalid status', code: 'BAD_REQUEST' });
+});
+
+test('a user appearing is announced to the organization, and the state matches a fresh fetch', async () => {
+  const newcomer = await server.createUser(cast.realm, { email: 'newcomer@example.com' });
+  const watcher = await server.createUser(cast.realm, { email: 'watcher@example.com' });
+  const state = (await server.call('POST', '/register', { as: watcher, params: { event_types: ['presence'], fetch_event_types: ['presence'] } })).body;
+  expect(state.presences).not.toHaveProperty(newcomer.email);
+  await presence(newcomer, { status: 'active', ping_only: true });
+  const { body } = await server.call('GET', '/events', { as: watcher, params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true } });
+  expect(body.events).toEqual([
+    {
+      id: 0,
+      type: 'presence',
+      user_id: newcomer.id,
+      email: newcomer.email,
+      server_timestamp: expect.any(Number),
+      presence: { website: { client: 'website', status: 'active', timestamp: expect.any(Number), pushable: false } },
+    },
+  ]);
+  const event = body.events[0];
+  state.presences[event.email] = { aggregated: { client: 'website', status: event.presence.website.status, timestamp: event.presence.website.timestamp }, ...event.presence };
+  const fresh = (await server.call('POST', '/register', { as: watcher, params: { event_types: [], fetch_event_types: ['presence'] } })).body;
+  expect(state.presences[newcomer.email]).toEqual(fresh.presences[newcomer.email]);
+});

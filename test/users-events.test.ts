@@ -1,0 +1,202 @@
+// Events of the users and groups area: their shapes, and the rule that
+// applying them to a /register initial state gives what a fresh /register
+// returns (realm_users, realm_user_groups, user_status, custom_profile_fields,
+// realm settings), for clients with and without include_deactivated_groups.
+import type { User } from '../generated/prisma/sqlite/client';
+import { Role } from '../src/lib/constants';
+import { TestServer, type Cast } from './support/server';
+
+let server: TestServer;
+let cast: Cast;
+let system: Record<string, number>;
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  cast = await server.createCast();
+  await server.services.db.write((tx) => tx.user.update({ where: { id: cast.owner.id }, data: { canCreateUsers: true, canChangeUserEmails: true } }));
+  server.services.auth.forgetUser(cast.owner.id);
+  const groups = await server.services.db.read((db) => db.userGroup.findMany({ where: { realmId: cast.realm.id, isSystemGroup: true } }));
+  system = Object.fromEntries(groups.map((g) => [g.name!, g.id]));
+});
+afterAll(() => server.stop());
+
+type State = Record<string, any>;
+type Event = Record<string, any>;
+
+async function register(as: User, capable: boolean): Promise<State> {
+  const res = await server.call('POST', '/register', { as, params: { client_gravatar: false, client_capabilities: capable ? { include_deactivated_groups: true } : {} } });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function events(as: User, queueId: string): Promise<Event[]> {
+  const res = await server.call('GET', '/events', { as, params: { queue_id: queueId, last_event_id: -1, dont_block: true } });
+  return res.body.events;
+}
+
+const byId = (a: { user_id?: number; id?: number }, b: { user_id?: number; id?: number }) => (a.user_id ?? a.id!) - (b.user_id ?? b.id!);
+const numeric = (a: number, b: number) => a - b;
+
+/** Removes a deactivated user from group members and anonymous settings, as clients do. */
+function forgetMember(state: State, userId: number) {
+  const strip = (value: any) => (typeof value === 'object' && value ? { ...value, direct_members: value.direct_members.filter((id: number) => id !== userId) } : value);
+  for (const group of state.realm_user_groups) {
+    group.members = group.members.filter((id: number) => id !== userId);
+    for (const key of Object.keys(group)) if (key.startsWith('can_')) group[key] = strip(group[key]);
+  }
+  for (const key of Object.keys(state)) if (key.startsWith('realm_can_')) state[key] = strip(state[key]);
+}
+
+/** Applies one event to an initial state the way a Zulip client does. */
+function apply(state: State, event: Event) {
+  if (event.type === 'realm_user' && event.op === 'add') state.realm_users.push(event.person);
+  if (event.type === 'realm_user' && event.op === 'update') {
+    const { user_id, custom_profile_field, is_active, ...rest } = event.person;
+    const all = [...state.realm_users, ...state.realm_non_active_users];
+    const person = all.find((p) => p.user_id === user_id);
+    Object.assign(person, rest);
+    if (rest.role !== undefined) Object.assign(person, { is_owner: rest.role === Role.OWNER, is_admin: rest.role <= Role.ADMINISTRATOR, is_guest: rest.role === Role.GUEST });
+    if (custom_profile_field) {
+      if (custom_profile_field.value === null) delete person.profile_data[custom_profile_field.id];
+      else person.profile_data[custom_profile_field.id] = { value: custom_profile_field.value, ...(custom_profile_field.rendered_value ? { rendered_value: custom_profile_field.rendered_value } : {}) };
+    }
+    if (is_active !== undefined) {
+      person.is_active = is_active;
+      state.realm_users = all.filter((p) => p.is_active).sort(byId);
+      state.realm_non_active_users = all.filter((p) => !p.is_active).sort(byId);
+      if (!is_active) {
+        forgetMember(state, user_id);
+        delete state.user_status[user_id];
+      }
+    }
+  }
+  if (event.type === 'user_group') {
+    const group = state.realm_user_groups.find((g: { id: number }) => g.id === event.group_id);
+    if (event.op === 'add') state.realm_user_groups = [...state.realm_user_groups, event.group].sort(byId);
+    if (event.op === 'remove') state.realm_user_groups = state.realm_user_groups.filter((g: { id: number }) => g.id !== event.group_id);
+    if (!group) return;
+    if (event.op === 'update') Object.assign(group, event.data);
+    if (event.op === 'add_members') group.members = [...group.members, ...event.user_ids].sort(numeric);
+    if (event.op === 'remove_members') group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
+    if (event.op === 'add_subgroups') group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(numeric);
+    if (event.op === 'remove_subgroups') group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id: number) => !event.direct_subgroup_ids.includes(id));
+  }
+  if (event.type === 'realm' && event.op === 'update_dict') for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value;
+  if (event.type === 'custom_profile_fields') state.custom_profile_fields = event.fields;
+  if (event.type === 'user_settings') state.user_settings[event.property] = event.value;
+  if (event.type === 'user_status') {
+    const status = { ...(state.user_status[event.user_id] ?? {}) };
+    if (event.away === true) status.away = true;
+    if (event.away === false) delete status.away;
+    if (event.status_text !== undefined) {
+      if (event.status_text) status.status_text = event.status_text;
+      else delete status.status_text;
+    }
+    if (event.emoji_name !== undefined) {
+      if (event.emoji_name) Object.assign(status, { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type });
+      else for (const key of ['emoji_name', 'emoji_code', 'reaction_type']) delete status[key];
+    }
+    if (Object.keys(status).length > 0) state.user_status[event.user_id] = status;
+    else delete state.user_status[event.user_id];
+  }
+}
+
+/** The parts of the state this area owns. */
+function area(state: State) {
+  const sortMembers = (v: any) => (typeof v === 'object' && v ? { direct_members: [...v.direct_members].sort(numeric), direct_subgroups: [...v.direct_subgroups].sort(numeric) } : v);
+  const groups = state.realm_user_groups.map((g: any) => Object.fromEntries(Object.entries(g).map(([k, v]) => [k, k.startsWith('can_') ? sortMembers(v) : v])));
+  const realm = Object.fromEntries(Object.entries(state).filter(([k]) => k.startsWith('realm_') && !['realm_users', 'realm_non_active_users', 'realm_user_groups'].includes(k)).map(([k, v]) => [k, sortMembers(v)]));
+  return {
+    realm_users: [...state.realm_users].sort(byId),
+    realm_non_active_users: [...state.realm_non_active_users].sort(byId),
+    realm_user_groups: groups,
+    user_status: state.user_status,
+    custom_profile_fields: state.custom_profile_fields,
+    realm,
+    user_settings: state.user_settings,
+  };
+}
+
+test('applying every event of the area to the initial state gives a fresh /register', async () => {
+  const capable = await register(cast.owner, true);
+  const legacy = await register(cast.owner, false);
+  const shy = await server.createUser(cast.realm, { email: 'shy-events@example.com' });
+  await server.call('PATCH', '/settings', { as: shy, params: { email_address_visibility: 3 } });
+
+  // Users: creation, role, name, profile data, email, deactivation and reactivation.
+  const created = await server.call('POST', '/users', { as: cast.owner, params: { email: 'evented@example.com', password: 'pw-123456', full_name: 'Evented' } });
+  const newId = created.body.user_id;
+  await server.call('PATCH', `/users/${newId}`, { as: cast.owner, params: { role: Role.MODERATOR, full_name: 'Evented Person' } });
+  const field = (await server.call('POST', '/realm/profile_fields', { as: cast.admin, params: { name: 'Bio', field_type: 2 } })).body.id;
+  const phone = (await server.call('POST', '/realm/profile_fields', { as: cast.admin, params: { name: 'Phone', field_type: 1 } })).body.id;
+  await server.call('PATCH', `/users/${newId}`, { as: cast.admin, params: { profile_data: [{ id: field, value: 'Hello *there*' }, { id: phone, value: '555' }] } });
+  await server.call('PATCH', `/users/${newId}`, { as: cast.admin, params: { profile_data: [{ id: phone, value: '' }] } });
+  await server.call('PATCH', `/users/${shy.id}`, { as: cast.owner, params: { new_email: 'shy-renamed@example.com' } });
+  await server.call('PATCH', `/users/${cast.member2.id}`, { as: cast.owner, params: { new_email: 'cordelia-new@example.com' } });
+
+  // Statuses.
+  await server.call('POST', '/users/me/status', { as: cast.member, params: { status_text: 'Busy', emoji_name: 'car' } });
+  await server.call('POST', '/users/me/status', { as: cast.member, params: { emoji_name: '' } });
+  await server.call('POST', `/users/${cast.guest.id}/status`, { as: cast.admin, params: { status_text: 'Visiting' } });
+  await server.call('POST', '/users/me/status', { as: cast.moderator, params: { away: true } });
+
+  // Groups.
+  const inner = (await server.call('POST', '/user_groups/create', { as: cast.member, params: { name: 'inner', description: 'Inner', members: [cast.member.id] } })).body.group_id;
+  const outer = (await server.call('POST', '/user_groups/create', { as: cast.member, params: { name: 'outer', description: 'Outer', members: [newId], subgroups: [inner] } })).body.group_id;
+  await server.call('PATCH', `/user_groups/${outer}`, { as: cast.member, params: { name: 'outer renamed', can_mention_group: { new: { direct_members: [newId, cast.guest.id], direct_subgroups: [inner] } } } });
+  await server.call('POST', `/user_groups/${outer}/members`, { as: cast.member, params: { add: [cast.member2.id], delete: [newId] } });
+  await server.call('POST', `/user_groups/${outer}/members`, { as: cast.member, params: { delete_subgroups: [inner] } });
+  await server.call('POST', `/user_groups/${outer}/members`, { as: cast.member, params: { add_subgroups: [inner] } });
+  const spare = (await server.call('POST', '/user_groups/create', { as: cast.admin, params: { name: 'spare', description: '', members: [cast.member.id] } })).body.group_id;
+  expect((await server.call('POST', `/user_groups/${spare}/deactivate`, { as: cast.admin })).status).toBe(200);
+  await server.call('PATCH', `/user_groups/${spare}`, { as: cast.admin, params: { description: 'Renamed while deactivated' } });
+  const gone = (await server.call('POST', '/user_groups/create', { as: cast.admin, params: { name: 'gone', description: '', members: [] } })).body.group_id;
+  await server.call('POST', `/user_groups/${gone}/deactivate`, { as: cast.admin });
+  await server.call('PATCH', `/user_groups/${spare}`, { as: cast.admin, params: { deactivated: false } });
+
+  // Realm settings.
+  await server.call('PATCH', '/realm', { as: cast.owner, params: { allow_message_editing: false, message_content_edit_limit_seconds: 'unlimited', topics_policy: 'disable_empty_topic', email_address_visibility: 2 } });
+  await server.call('PATCH', '/realm', { as: cast.owner, params: { can_create_groups: { new: { direct_members: [cast.guest.id, cast.member.id], direct_subgroups: [system['role:moderators']] } }, can_resolve_topics_group: { new: system['role:members'] } } });
+  await server.call('PATCH', '/realm', { as: cast.owner, params: { waiting_period_threshold: 5 } });
+
+  // A member of groups and anonymous settings is deactivated, another one too and comes back.
+  await server.call('DELETE', `/users/${cast.guest.id}`, { as: cast.admin });
+  await server.call('DELETE', `/users/${cast.member.id}`, { as: cast.admin });
+  await server.call('POST', `/users/${cast.member.id}/reactivate`, { as: cast.admin });
+
+  const got = await events(cast.owner, capable.queue_id);
+  const types = new Set(got.map((e) => `${e.type}/${e.op ?? ''}`));
+  for (const t of ['realm_user/add', 'realm_user/update', 'user_group/add', 'user_group/update', 'user_group/add_members', 'user_group/remove_members', 'user_group/add_subgroups', 'user_group/remove_subgroups', 'realm/update_dict', 'custom_profile_fields/', 'user_status/']) {
+    expect(types).toContain(t);
+  }
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'user_group', op: 'update', group_id: spare, data: { deactivated: true } });
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'realm', op: 'update_dict', property: 'default', data: { allow_message_editing: false } });
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'user_status', user_id: cast.member.id, status_text: 'Busy', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: newId, custom_profile_field: { id: phone, value: null } } });
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: cast.guest.id, is_active: false } });
+  for (const event of got) apply(capable, event);
+  expect(area(capable)).toEqual(area(await register(cast.owner, true)));
+
+  const legacyEvents = await events(cast.owner, legacy.queue_id);
+  expect(legacyEvents).toContainEqual({ id: expect.any(Number), type: 'user_group', op: 'remove', group_id: spare });
+  expect(legacyEvents).toContainEqual({ id: expect.any(Number), type: 'user_group', op: 'add', group: expect.objectContaining({ id: spare, deactivated: false }) });
+  expect(legacyEvents.some((e) => e.type === 'user_group' && e.group_id === spare && e.op === 'update' && e.data.description)).toBe(false);
+  for (const event of legacyEvents) apply(legacy, event);
+  expect(area(legacy)).toEqual(area(await register(cast.owner, false)));
+});
+
+test('delivery_email events go only to those who may see the address; hiding it sends the placeholder email', async () => {
+  await server.call('PATCH', '/realm', { as: cast.owner, params: { email_address_visibility: 1 } });
+  const state = await register(cast.admin, true);
+  const hidden = await server.createUser(cast.realm, { email: 'hidden-events@example.com' });
+  await server.call('PATCH', '/settings', { as: hidden, params: { email_address_visibility: 3 } });
+  await server.call('PATCH', `/users/${hidden.id}`, { as: cast.owner, params: { new_email: 'hidden-new@example.com' } });
+  const got = await events(cast.admin, state.queue_id);
+  expect(got.filter((e) => e.type === 'realm_user' && e.op === 'update' && e.person?.delivery_email).map((e) => e.person.delivery_email)).toEqual(['hidden-new@example.com']);
+  const asMember = await register(cast.moderator, true);
+  await server.call('PATCH', `/users/${hidden.id}`, { as: cast.owner, params: { new_email: 'hidden-newer@example.com' } });
+  expect((await events(cast.moderator, asMember.queue_id)).some((e) => e.type === 'realm_user' && e.person?.delivery_email)).toBe(false);
+  const add = got.find((e) => e.type === 'realm_user' && e.op === 'add');
+  expect(add?.person).toMatchObject({ user_id: hidden.id, delivery_email: 'hidden-events@example.com', email: 'hidden-events@example.com', profile_data: {} });
+  expect(got).toContainEqual({ id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: hidden.id, email: `user${hidden.id}@chat.test` } });
+});
