@@ -76,6 +76,7 @@ export class EventQueues {
   narrowFilter: NarrowFilter = () => true;
   /** Likewise; shapes message events for each queue's apply_markdown and client_gravatar. */
   finalizeEvent: EventFinalizer = (_queue, event) => event;
+  private pendingWakes = new Set<EventQueue>();
 
   constructor(private readonly limits: QueueLimits) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, limits.idleTimeoutMs)).unref();
@@ -132,7 +133,23 @@ export class EventQueues {
     queue.lastEventId += 1;
     queue.events.push({ ...this.finalizeEvent(queue, event), id: queue.lastEventId });
     if (queue.events.length > this.limits.maxEvents) queue.events.splice(0, queue.events.length - this.limits.maxEvents);
-    if (queue.waiter) this.wake(queue, queue.events.slice());
+    if (queue.waiter) this.scheduleWake(queue);
+  }
+
+  /**
+   * Answers the queue's waiting poll on the next turn of the event loop, not
+   * at once: the request that published (say, a sent message) answers its
+   * own client first, and events published in the same turn go out together.
+   */
+  private scheduleWake(queue: EventQueue): void {
+    if (this.pendingWakes.size === 0) setImmediate(() => this.flushWakes());
+    this.pendingWakes.add(queue);
+  }
+
+  private flushWakes(): void {
+    const queues = [...this.pendingWakes];
+    this.pendingWakes.clear();
+    for (const queue of queues) if (queue.waiter) this.wake(queue, queue.events.slice());
   }
 
   /**

@@ -1,4 +1,5 @@
 // GET /users/me.
+import { maxMessageId } from '../lib/messages';
 import { profileDataOf } from '../lib/profile-fields';
 import { presentUser, realmHost } from '../lib/users';
 import type { Handler } from './types';
@@ -6,9 +7,9 @@ import type { Handler } from './types';
 /** The requesting user, as they see themself, with their custom profile field values. */
 export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, realm }) => {
   const { maxMessage, profileData } = await services.db.read(async (db) => ({
-    maxMessage: await db.userMessage.findFirst({ where: { userId: user.id }, orderBy: { messageId: 'desc' }, select: { messageId: true } }),
+    maxMessage: await maxMessageId(db, user.id),
     profileData: await profileDataOf(db, [user.id]),
   }));
   const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), { clientGravatar: false });
-  return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: profileData.get(user.id) ?? {}, max_message_id: maxMessage?.messageId ?? -1 };
+  return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: profileData.get(user.id) ?? {}, max_message_id: maxMessage };
 };

@@ -1,6 +1,7 @@
 // Initial state of POST /register for channels and messages: `subscription`
 // (subscribed, unsubscribed, never subscribed), `stream` (channels the user
 // can see), `message` (max_message_id) and `update_message_flags` (unreads).
+import { maxMessageId } from './messages';
 import type { StateProvider } from './state';
 import { listStreamsForUser } from './stream-lists';
 import { isAdmin } from './stream-access';
@@ -27,10 +28,7 @@ export const streamState: StateProvider = async ({ db, user, clientCapabilities 
 };
 
 /** `message`: the highest message ID the user has received, or -1. */
-export const messageState: StateProvider = async ({ db, user }) => {
-  const last = await db.userMessage.findFirst({ where: { userId: user.id }, orderBy: { messageId: 'desc' }, select: { messageId: true } });
-  return { max_message_id: last?.messageId ?? -1 };
-};
+export const messageState: StateProvider = async ({ db, user }) => ({ max_message_id: await maxMessageId(db, user.id) });
 
 /** `update_message_flags`: the user's unread messages. */
 export const unreadState: StateProvider = async ({ db, user, clientCapabilities }) => ({

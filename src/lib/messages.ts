@@ -160,3 +160,9 @@ export async function presentMessages(
   const lookups = await loadLookups(db, messages);
   return messages.map((m) => ({ ...presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? ['read', 'historical'], options), ...(extra.get(m.id) ?? {}) }));
 }
+
+/** The highest message ID `userId` has received, or -1. */
+export async function maxMessageId(db: Db, userId: number): Promise<number> {
+  const [row] = await db.$queryRaw<{ id: number | bigint | null }[]>`SELECT MAX("messageId") AS "id" FROM "UserMessage" WHERE "userId" = ${userId}`;
+  return row?.id === null || row?.id === undefined ? -1 : Number(row.id);
+}

@@ -2,6 +2,7 @@
 // values (`profile_data` of the user object), the checks a new value passes
 // and the HTML of values written in Markdown.
 import type { CustomProfileField } from '../../generated/prisma/sqlite/client';
+import { Prisma } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
 import { renderMarkdown } from './markdown';
@@ -57,16 +58,18 @@ export async function listCustomProfileFields(db: Db, realmId: number) {
 
 /** The `profile_data` of each of `userIds` (users without values are absent). */
 export async function profileDataOf(db: Db, userIds: number[]): Promise<Map<number, ProfileData>> {
-  const rows = await db.customProfileFieldValue.findMany({
-    where: { userId: { in: userIds } },
-    include: { field: { select: { fieldType: true } } },
-    orderBy: { fieldId: 'asc' },
-  });
   const out = new Map<number, ProfileData>();
+  if (userIds.length === 0) return out;
+  // One statement (GET /users/me runs this on every call).
+  const rows = await db.$queryRaw<{ userId: number; fieldId: number; value: string; renderedValue: string | null; fieldType: number }[]>`
+    SELECT v."userId" AS "userId", v."fieldId" AS "fieldId", v."value" AS "value", v."renderedValue" AS "renderedValue", f."fieldType" AS "fieldType"
+    FROM "CustomProfileFieldValue" v JOIN "CustomProfileField" f ON f."id" = v."fieldId"
+    WHERE v."userId" IN (${Prisma.join(userIds)}) ORDER BY v."fieldId"`;
   for (const row of rows) {
-    const data = out.get(row.userId) ?? {};
-    data[String(row.fieldId)] = isRenderable(row.field.fieldType) ? { value: row.value, rendered_value: row.renderedValue ?? '' } : { value: row.value };
-    out.set(row.userId, data);
+    const userId = Number(row.userId);
+    const data = out.get(userId) ?? {};
+    data[String(row.fieldId)] = isRenderable(Number(row.fieldType)) ? { value: row.value, rendered_value: row.renderedValue ?? '' } : { value: row.value };
+    out.set(userId, data);
   }
   return out;
 }
