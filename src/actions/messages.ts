@@ -148,7 +148,8 @@ export async function doSendMessage(services: Services, realm: Realm, sender: Us
     };
     const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false });
     const facts = messageFacts(message, sender, to, host);
-    onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId));
+    const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
+    onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel));
     return message.id;
   });
 }
@@ -182,8 +183,12 @@ function messageFacts(message: Message, sender: User, to: Addressee, host: strin
   };
 }
 
-/** Publishes the message event, one publication per distinct set of flags. */
-function publishMessage(services: Services, message: Record<string, unknown>, facts: MessageFacts, delivery: Delivery, senderId: number, localId?: string): void {
+/**
+ * Publishes the message event, one publication per distinct set of flags; a
+ * public channel's message also goes, without flags, to the organization's
+ * queues registered with all_public_streams (`publicChannelRealmId`).
+ */
+function publishMessage(services: Services, message: Record<string, unknown>, facts: MessageFacts, delivery: Delivery, senderId: number, localId: string | undefined, publicChannelRealmId: number | null): void {
   const groups = new Map<string, { flags: string[]; userIds: number[] }>();
   for (const userId of delivery.userIds) {
     const flags = flagNames(delivery.flagsOf(userId));
@@ -195,6 +200,9 @@ function publishMessage(services: Services, message: Record<string, unknown>, fa
   for (const [key, { flags, userIds }] of groups) {
     const event = { type: 'message', message, flags, ...(key.startsWith('sender:') && localId !== undefined ? { local_message_id: localId } : {}), [MESSAGE_FACTS]: facts };
     services.bus.publish(event, userIds);
+  }
+  if (publicChannelRealmId !== null) {
+    services.bus.publishToPublicChannelQueues(publicChannelRealmId, { type: 'message', message, flags: [], [MESSAGE_FACTS]: facts }, delivery.userIds);
   }
 }
 

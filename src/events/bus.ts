@@ -10,6 +10,8 @@ export interface EventBus {
    * `fallback.capability` get `fallback.event` (or nothing) instead.
    */
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void;
+  /** Sends a public channel's message event to the realm's all_public_streams queues, except those of `exceptUserIds`. */
+  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void;
 }
 
 /** Delivers straight into this process's queues. */
@@ -18,5 +20,9 @@ export class LocalEventBus implements EventBus {
 
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
     this.queues.publish(event, userIds, fallback);
+  }
+
+  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void {
+    this.queues.publishToPublicChannelQueues(realmId, event, exceptUserIds);
   }
 }

@@ -126,6 +126,18 @@ export class EventQueues {
     }
   }
 
+  /**
+   * Delivers a message event of a public channel to the organization's queues
+   * registered with all_public_streams, except those of `exceptUserIds` (the
+   * recipients, who get it with their own flags).
+   */
+  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void {
+    const except = new Set(exceptUserIds);
+    for (const queue of this.queues.values()) {
+      if (queue.options.realmId === realmId && queue.options.allPublicStreams && !except.has(queue.options.userId)) this.deliver(queue, event);
+    }
+  }
+
   /** Adds `event` to one queue, if the queue wants it, and wakes its poll. */
   deliver(queue: EventQueue, event: EventBody): void {
     if (!queue.wants(event.type)) return;

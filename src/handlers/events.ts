@@ -1,6 +1,6 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
-import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
+import { Role, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
 import type { StateRequest } from '../lib/state';
 import { stateProviders } from '../lib/state-providers';
 import type { Handler } from './types';
@@ -19,6 +19,7 @@ function normalizeNarrow(raw: unknown[] | undefined): NarrowTerm[] {
 /** Creates an event queue and returns it with the initial state asked for. */
 export const registerQueue: Handler<'register-queue'> = async ({ params, services, user, realm }) => {
   const narrow = normalizeNarrow(params.narrow as unknown[] | undefined);
+  if (params.all_public_streams && user.role === Role.GUEST) throw badRequest('User not authorized for this query');
   const eventTypes = params.event_types ?? null;
   const fetchTypes = params.fetch_event_types ?? eventTypes;
   const queue =
