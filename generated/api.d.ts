@@ -1188,7 +1188,8 @@ export interface paths {
          *       `reaction_type=realm_emoji`, fails.
          *     - The emoji is not checked for still being valid, so reactions with
          *       since-deleted custom emoji can be removed.
-         *     - An invalid emoji code gives `BAD_REQUEST`; a reaction the user does
+         *     - A malformed emoji code (not a code of its `reaction_type` at all)
+         *       gives `BAD_REQUEST` ("Invalid emoji code."); a reaction the user does
          *       not have gives `REACTION_DOES_NOT_EXIST` ("Reaction doesn't
          *       exist."; feature level 193, `BAD_REQUEST` before).
          */
@@ -1219,6 +1220,9 @@ export interface paths {
          *     - The user's `send_private_typing_notifications` or
          *       `send_stream_typing_notifications` setting may disable the
          *       notifications, in which case the request fails.
+         *     - Channel typing goes only to clients that registered with the
+         *       `stream_typing_notifications` client capability, and not at all in
+         *       channels with more than 100 subscribers.
          */
         post: operations["set-typing-status"];
         delete?: never;
@@ -2628,10 +2632,10 @@ export interface components {
         EditHistorySnapshot: {
             /** @description The topic after the edit. */
             topic: string;
-            /** @description The raw Markdown content after the edit. */
-            content: string;
+            /** @description The raw Markdown content after the edit; left out when the organization shows moves only. */
+            content?: string;
             /** @description The HTML content after the edit. */
-            rendered_content: string;
+            rendered_content?: string;
             /** @description Time of the edit (for the first snapshot, of sending) in UNIX seconds. */
             timestamp: number;
             /** @description Who made the edit (for the first snapshot, the sender); null only for edits before March 2017. */
@@ -2994,7 +2998,8 @@ export interface components {
             /**
              * @description When the draft was last edited, in UNIX seconds. Optional when
              *     creating or editing: the server then uses the current time. Always
-             *     present in fetched drafts.
+             *     present in fetched drafts. A negative value is refused with
+             *     "Timestamp must not be negative."
              */
             timestamp?: number;
         };
@@ -4266,10 +4271,11 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The name of the new emoji. Letters, digits, dashes, underscores
-                 *     and spaces are allowed; the name must end with a letter or digit.
-                 *     Letters are lower-cased and spaces become underscores, so `Big
-                 *     Smile` and `big_smile` name the same emoji.
+                 * @description The name of the new emoji. Lowercase English letters, digits,
+                 *     dashes, underscores and spaces are allowed; the name must end with
+                 *     a letter or digit. Surrounding spaces are dropped and inner spaces
+                 *     become underscores, so `big smile` and `big_smile` name the same
+                 *     emoji.
                  */
                 emoji_name: string;
             };

@@ -33,6 +33,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   /** Failed password logins allowed per username per 30 minutes. */
   rateLimitAuthAttempts: number;
+  /** Seconds between two runs of scheduled-message delivery; 0 turns delivery off. */
+  scheduledMessagesIntervalSeconds: number;
   /** Folder uploaded files are stored in. */
   uploadsDir: string;
   /** Minimum level of log lines written: debug, info, warn, error or silent. */
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
     rateLimitAuthAttempts: integer(env, 'RATE_LIMIT_AUTH_ATTEMPTS', 5, 1),
+    scheduledMessagesIntervalSeconds: integer(env, 'SCHEDULED_MESSAGES_INTERVAL_SECONDS', 5),
     uploadsDir: resolve(env.UPLOADS_DIR || resolve(projectRoot, 'data', 'uploads')),
     logLevel,
   };

@@ -9,6 +9,8 @@ import { installMessageEventHooks } from './lib/narrow-events';
 import { Authenticator } from './http/auth';
 import { RateLimiter } from './http/rate-limit';
 import { createLogger, type Logger } from './log';
+import { doDeliverScheduledMessages } from './actions/scheduled-messages';
+import { startScheduler, type Scheduler } from './lib/scheduler';
 
 /** Everything handlers and actions need, created once per process. */
 export interface Services {
@@ -19,6 +21,8 @@ export interface Services {
   queues: EventQueues;
   bus: EventBus;
   limits: { user: RateLimiter; ip: RateLimiter; login: RateLimiter };
+  /** Delivers due scheduled messages every few seconds. */
+  scheduler: Scheduler;
 }
 
 /** Migrates the database and creates the services for `config`. */
@@ -35,7 +39,7 @@ export async function createServices(config: Config, log: Logger = createLogger(
     maxEvents: config.queueMaxEvents,
   });
   installMessageEventHooks(queues);
-  return {
+  const services: Services = {
     config,
     log,
     db,
@@ -47,11 +51,15 @@ export async function createServices(config: Config, log: Logger = createLogger(
       ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds),
       login: new RateLimiter(config.rateLimitAuthAttempts, 1800),
     },
+    scheduler: { stop: async () => {} },
   };
+  services.scheduler = startScheduler(config.scheduledMessagesIntervalSeconds, () => doDeliverScheduledMessages(services, new Date()), log);
+  return services;
 }
 
 /** Answers waiting polls and closes the database. */
 export async function closeServices(services: Services): Promise<void> {
   services.queues.close();
+  await services.scheduler.stop();
   await services.db.close();
 }

@@ -105,7 +105,7 @@ function apply(state: State, event: Event) {
 function area(state: State) {
   const sortMembers = (v: any) => (typeof v === 'object' && v ? { direct_members: [...v.direct_members].sort(numeric), direct_subgroups: [...v.direct_subgroups].sort(numeric) } : v);
   const groups = state.realm_user_groups.map((g: any) => Object.fromEntries(Object.entries(g).map(([k, v]) => [k, k.startsWith('can_') ? sortMembers(v) : v])));
-  const realm = Object.fromEntries(Object.entries(state).filter(([k]) => k.startsWith('realm_') && !['realm_users', 'realm_non_active_users', 'realm_user_groups'].includes(k)).map(([k, v]) => [k, sortMembers(v)]));
+  const realm = Object.fromEntries(Object.entries(state).filter(([k]) => k.startsWith('realm_') && !['realm_users', 'realm_non_active_users', 'realm_user_groups', 'realm_emoji'].includes(k)).map(([k, v]) => [k, sortMembers(v)]));
   return {
     realm_users: [...state.realm_users].sort(byId),
     realm_non_active_users: [...state.realm_non_active_users].sort(byId),

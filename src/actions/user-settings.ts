@@ -43,6 +43,8 @@ export async function doUpdateUserSettings(services: Services, user: User, chang
     if (renamed) data.fullName = fullName;
     if (Object.keys(data).length === 0) return;
     await tx.user.update({ where: { id: user.id }, data });
+    // Turning synchronization off deletes the stored drafts (without events, as Zulip).
+    if (data.enableDraftsSynchronization === false) await tx.draft.deleteMany({ where: { userId: user.id } });
     // The name and time zone are part of the user object everyone holds.
     const sharedChanges: Record<string, unknown>[] = [];
     if (renamed) sharedChanges.push({ full_name: fullName });

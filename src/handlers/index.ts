@@ -2,6 +2,8 @@
 // API exports its handlers from its own file and is spread in here.
 import { fetchApiKey } from './auth';
 import { deleteQueue, getEvents, registerQueue } from './events';
+import { createDrafts, deleteDraft, editDraft, getDrafts } from './drafts';
+import { createScheduledMessage, deleteScheduledMessage, getScheduledMessages, updateScheduledMessage } from './scheduled-messages';
 import { addNavigationView, editNavigationView, getNavigationViews, removeNavigationView } from './navigation-views';
 import { getOwnUser } from './own-user';
 import { updatePresence } from './presence';
@@ -12,11 +14,16 @@ import { createUserGroup, deactivateUserGroup, getUserGroups, updateUserGroup, u
 import { getUserStatus, updateStatus, updateStatusForUser } from './user-status';
 import { createUser, deactivateUser, getUser, getUserByEmail, getUsers, reactivateUser, updateUser, updateUserByEmail } from './users';
 import { checkMessagesMatchNarrow, getMessage, getMessages, sendMessage, updateMessageFlags } from './messages';
+import { deleteMessage, getMessageHistory, updateMessage } from './message-edit';
 import { getServerSettings } from './server';
+import { addReaction, removeReaction } from './reactions';
+import { setTypingStatus, setTypingStatusForMessageEdit } from './typing';
 import { archiveStream, getStreamById, getStreams, getStreamTopics, updateStream } from './streams';
 import { getSubscriptions, subscribe, unsubscribe, updateSubscriptionSettings } from './subscriptions';
 import { updateSettings } from './settings';
 import type { HandlerMap, PublicHandlerMap } from './types';
+import { getAttachments, uploadFile } from './uploads';
+import { getCustomEmoji, uploadCustomEmoji } from './realm-emoji';
 
 /** Operations that need no credentials. */
 export const publicHandlers: PublicHandlerMap = {
@@ -35,6 +42,14 @@ export const handlers: HandlerMap = {
   'add-navigation-view': addNavigationView,
   'edit-navigation-view': editNavigationView,
   'remove-navigation-view': removeNavigationView,
+  'get-drafts': getDrafts,
+  'create-drafts': createDrafts,
+  'edit-draft': editDraft,
+  'delete-draft': deleteDraft,
+  'get-scheduled-messages': getScheduledMessages,
+  'create-scheduled-message': createScheduledMessage,
+  'update-scheduled-message': updateScheduledMessage,
+  'delete-scheduled-message': deleteScheduledMessage,
   'update-presence': updatePresence,
   'add-apns-token': addApnsToken,
   'get-users': getUsers,
@@ -70,4 +85,15 @@ export const handlers: HandlerMap = {
   'get-message': getMessage,
   'check-messages-match-narrow': checkMessagesMatchNarrow,
   'update-message-flags': updateMessageFlags,
+  'update-message': updateMessage,
+  'get-message-history': getMessageHistory,
+  'delete-message': deleteMessage,
+  'upload-file': uploadFile,
+  'get-attachments': getAttachments,
+  'get-custom-emoji': getCustomEmoji,
+  'upload-custom-emoji': uploadCustomEmoji,
+  'add-reaction': addReaction,
+  'remove-reaction': removeReaction,
+  'set-typing-status': setTypingStatus,
+  'set-typing-status-for-message-edit': setTypingStatusForMessageEdit,
 };

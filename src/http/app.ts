@@ -2,12 +2,14 @@
 // body parsing, the route table built from openapi.yaml, and the answers for
 // paths and methods that match no operation.
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { handlers, publicHandlers } from '../handlers';
 import type { Services } from '../services';
 import { sendError } from './envelope';
+import { fileServing } from './files';
 import { buildRouter, methodsByShape } from './routes';
 import { loadSpec, specPath } from './spec';
 
@@ -52,7 +54,21 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
     }),
   );
 
+  // Uploaded files arrive in a temporary folder; whatever a handler did not
+  // move into the store is removed once the request is answered.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      for (const value of Object.values(ctx.request.files ?? {})) {
+        for (const file of Array.isArray(value) ? value : [value]) void rm(file.filepath, { force: true }).catch(() => undefined);
+      }
+    }
+  });
+
   app.use(router.routes());
+  // Uploaded files and custom emoji images, outside /api/v1.
+  app.use(fileServing(services));
 
   app.use(async (ctx) => {
     if (!ctx.path.startsWith('/api/v1/') && ctx.path !== '/api/v1') {

@@ -1,0 +1,40 @@
+// Changing messages after sending: PATCH /messages/{message_id} (edit or move),
+// GET /messages/{message_id}/history and DELETE /messages/{message_id}.
+import type { components } from '../../generated/api';
+import { doDeleteMessage } from '../actions/message-delete';
+import { doUpdateMessage } from '../actions/message-edit';
+import { ApiError } from '../errors';
+import { messageSnapshots } from '../lib/edit-history';
+import { accessMessage } from '../lib/message-access';
+import type { Handler } from './types';
+
+type Snapshot = components['schemas']['EditHistorySnapshot'];
+type Attachment = components['schemas']['Attachment'];
+
+/** Edits a message's content, or moves it (and maybe its topic) to another topic or channel. */
+export const updateMessage: Handler<'update-message'> = async ({ params, services, user, realm }) => {
+  if (params.topic !== undefined && params.subject !== undefined) {
+    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+  }
+  const detached = await doUpdateMessage(services, realm, user, params.message_id, {
+    content: params.content,
+    topic: params.topic ?? params.subject,
+    streamId: params.stream_id,
+    propagateMode: params.propagate_mode ?? 'change_one',
+    prevContentSha256: params.prev_content_sha256,
+  });
+  return { detached_uploads: detached as Attachment[] };
+};
+
+/** The states a message went through, oldest first. */
+export const getMessageHistory: Handler<'get-message-history'> = async ({ params, services, user, realm }) => {
+  const { message } = await services.db.read((db) => accessMessage(db, user, params.message_id));
+  const snapshots = messageSnapshots(message, realm.messageEditHistoryVisibilityPolicy, params.allow_empty_topic_name ?? false);
+  return { message_history: snapshots as unknown as Snapshot[] };
+};
+
+/** Deletes a message. */
+export const deleteMessage: Handler<'delete-message'> = async ({ params, services, user, realm }) => {
+  await doDeleteMessage(services, realm, user, params.message_id);
+  return {};
+};
