@@ -1,5 +1,5 @@
-// The handler of every implemented operation, by operationId. Each area of the
-// API exports its handlers from its own file and is spread in here.
+// The handler of every operation of openapi.yaml, by operationId. Each area of
+// the API exports its handlers from its own file and is listed here.
 import { fetchApiKey } from './auth';
 import { deleteQueue, getEvents, registerQueue } from './events';
 import { createDrafts, deleteDraft, editDraft, getDrafts } from './drafts';

@@ -56,7 +56,10 @@ export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<
 /** Implements an operation that needs none. */
 export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Result<K>>;
 
-/** Handlers by operationId; operations without one answer 404 until implemented. */
-export type HandlerMap = { [K in OperationId]?: Handler<K> };
-/** Handlers of unauthenticated operations by operationId. */
-export type PublicHandlerMap = { [K in OperationId]?: PublicHandler<K> };
+/** The operations that need no credentials (`security: []` in openapi.yaml). */
+export type PublicOperationId = 'fetch-api-key' | 'get-server-settings';
+
+/** A handler for every operation that needs credentials: a missing one does not compile. */
+export type HandlerMap = { [K in Exclude<OperationId, PublicOperationId>]: Handler<K> };
+/** A handler for every operation that needs none. */
+export type PublicHandlerMap = { [K in PublicOperationId]: PublicHandler<K> };

@@ -16,9 +16,8 @@ import { loadSpec, specPath } from './spec';
 /** Builds the application for `services`; `lazy` defers compiling validators (see loadSpec). */
 export async function createApp(services: Services, options: { lazy?: boolean } = {}): Promise<Koa> {
   const { api, operations } = await loadSpec(specPath, options.lazy);
-  const implemented = operations.filter((op) => op.operationId in handlers || op.operationId in publicHandlers);
-  const router = buildRouter(api, implemented, services, handlers, publicHandlers);
-  const shapes = methodsByShape(implemented);
+  const router = buildRouter(api, operations, services, handlers, publicHandlers);
+  const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   const { log } = services;
 

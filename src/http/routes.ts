@@ -4,7 +4,6 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type OpenAPIBackend from 'openapi-backend';
-import { ApiError } from '../errors';
 import type { HandlerMap, PublicHandlerMap, UploadedFile } from '../handlers/types';
 import type { Services } from '../services';
 import { parseParams } from './params';
@@ -46,13 +45,18 @@ function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
 /**
  * Builds the router. Operations sharing a method and template shape (the
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
- * goes to the operation whose parameter is an integer.
+ * goes to the operation whose parameter is an integer. Throws at start when an
+ * operation of the contract has no handler of its kind (authenticated or not).
  */
 export function buildRouter(api: OpenAPIBackend, operations: OperationSpec[], services: Services, handlers: HandlerMap, publicHandlers: PublicHandlerMap): Router {
   const router = new Router({ prefix: '/api/v1' });
   const groups = new Map<string, OperationSpec[]>();
+  const bound = new Map<string, AnyHandler>();
   for (const op of operations) {
-    if (!handlers[op.operationId as keyof HandlerMap] && !publicHandlers[op.operationId as keyof PublicHandlerMap]) continue;
+    const table = (op.authenticated ? handlers : publicHandlers) as Record<string, AnyHandler | undefined>;
+    const handler = table[op.operationId];
+    if (!handler) throw new Error(`openapi.yaml: ${op.operationId} has no ${op.authenticated ? 'authenticated' : 'public'} handler`);
+    bound.set(op.operationId, handler);
     const key = `${op.method} ${shape(op.path)}`;
     groups.set(key, [...(groups.get(key) ?? []), op]);
   }
@@ -88,8 +92,7 @@ export function buildRouter(api: OpenAPIBackend, operations: OperationSpec[], se
         query: ctx.query,
         body: ctx.request.body as Record<string, unknown> | undefined,
       });
-      const handler = (authed ? handlers : publicHandlers)[op.operationId as keyof HandlerMap] as AnyHandler | undefined;
-      if (!handler) throw new ApiError('Not Found', 'NOT_FOUND', 404);
+      const handler = bound.get(op.operationId)!;
       const aborts: (() => void)[] = [];
       const onClose = () => aborts.forEach((cancel) => cancel());
       ctx.req.once('close', onClose);
