@@ -19,9 +19,14 @@ export interface ServerInfo extends Partial<BenchUser> {
   users?: BenchUser[];
 }
 
-/** Starts `servers.js <kind>` with extra environment and resolves when it is ready. */
+/**
+ * Starts `servers.js <kind>` with extra environment and resolves when it is
+ * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
+ * there when it stops.
+ */
 export function startServer(kind: 'bare' | 'chat', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const child = spawn(process.execPath, [join(__dirname, 'servers.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const profile = kind === 'chat' && process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, join(__dirname, 'servers.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve({ child, info: JSON.parse(line) }));

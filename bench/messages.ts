@@ -6,7 +6,10 @@
 //    database holding 100,000 messages.
 // Prints throughput, latency and the ratios; it is not a pass/fail test.
 //   npm run bench:messages   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_MESSAGES)
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/client';
 import { basicAuth, load, startServer, summary, type BenchUser } from './load';
 
@@ -32,28 +35,18 @@ function call(port: number, agent: Agent, user: BenchUser, method: string, path:
   });
 }
 
-/** Keeps a long-poll waiting on each user's queue until `stop()`; counts the message events seen. */
-function pollForever(port: number, users: BenchUser[], queues: string[]) {
-  const agent = new Agent({ keepAlive: true, maxSockets: users.length });
-  let running = true;
-  let received = 0;
-  const loops = users.map(async (user, i) => {
-    let last = -1;
-    while (running) {
-      const res = await call(port, agent, user, 'GET', `/events?queue_id=${queues[i]}&last_event_id=${last}`).catch(() => null);
-      if (!res?.events) continue;
-      for (const event of res.events) {
-        last = Math.max(last, event.id);
-        if (event.type === 'message') received++;
-      }
-    }
-  });
+/** Starts pollers.js: a waiting long-poll on each queue, in a process of its own; `stop()` returns the message events it saw. */
+async function startPollers(port: number, users: BenchUser[], queues: string[]) {
+  const config = JSON.stringify({ port, polls: users.map((u, i) => ({ email: u.email, apiKey: u.apiKey, queueId: queues[i] })) });
+  const child = spawn(process.execPath, [join(__dirname, 'pollers.js'), config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
+  await next(); // ready
   return {
-    received: () => received,
-    stop: async () => {
-      running = false;
-      agent.destroy();
-      await Promise.allSettled(loops);
+    stop: async (): Promise<number> => {
+      const answer = next();
+      child.kill('SIGTERM');
+      return JSON.parse(await answer).received;
     },
   };
 }
@@ -96,7 +89,7 @@ async function main(): Promise<void> {
     if (subscribed.result !== 'success') throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
     const queues: string[] = [];
     for (const user of users) queues.push((await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' })).queue_id);
-    const polls = pollForever(port, users, queues);
+    const polls = await startPollers(port, users, queues);
 
     const form = 'type=stream&to=bench&topic=benchmark&content=' + encodeURIComponent('Hello **everyone**, a message of ordinary length with a [link](https://example.com).');
     const postOptions = { method: 'POST' as const, body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, connections };
@@ -107,8 +100,7 @@ async function main(): Promise<void> {
     const after = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const sent = after - before + 1; // the warm-up, the measured run and the second marker
-    const delivered = polls.received();
-    await polls.stop();
+    const delivered = await polls.stop();
 
     const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find((s: { name: string }) => s.name === 'bench');
     const started = Date.now();
