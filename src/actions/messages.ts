@@ -3,7 +3,7 @@
 // recipient's flags; after the commit each recipient's queues get a message
 // event with their flags.
 import { Prisma, type Message, type Realm, type User } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import type { Db, OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
 import { invalidMessage, readableMessages } from '../lib/message-access';
@@ -109,49 +109,56 @@ function flagNames(f: ReturnType<Delivery['flagsOf']>): string[] {
 
 /** Sends a message; returns its ID. */
 export async function doSendMessage(services: Services, realm: Realm, sender: User, request: SendRequest): Promise<number> {
+  return services.db.write((tx, onCommit) => sendMessageIn(tx, onCommit, services, realm, sender, request));
+}
+
+/**
+ * Sends a message inside an open transaction (so that a caller can make the
+ * send part of a larger change, as scheduled-message delivery does); returns
+ * its ID. Events go out when that transaction commits.
+ */
+export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Services, realm: Realm, sender: User, request: SendRequest): Promise<number> {
   const content = normalizeContent(request.content);
   const host = realmHost(realm, services.config.externalUrl);
-  return services.db.write(async (tx, onCommit) => {
-    const access = new ChannelAccess(tx, sender);
-    const to = await resolveAddressee(tx, access, realm, request.type, request.to, request.topic);
-    const rendered = renderMarkdown(content, await buildRenderContext(tx, realm, content, services.config.externalUrl));
-    const delivery = await plan(tx, access, realm, sender, to, rendered, request.readBySender ?? false);
-    const topic = to.kind === 'stream' ? to.topic : '';
-    const fields = {
-      realmId: realm.id,
-      senderId: sender.id,
-      streamId: to.kind === 'stream' ? to.stream.id : null,
-      dmKey: to.kind === 'dm' ? dmKeyOf([...to.recipients.map((u) => u.id), sender.id]) : null,
-      topic,
-      topicLower: topic.toLowerCase(),
-      content,
-      renderedContent: rendered.html,
-      dateSent: new Date(),
-      sendingClient: request.client ?? 'API',
-      hasAttachment: rendered.hasAttachment,
-      hasImage: rendered.hasImage,
-      hasLink: rendered.hasLink,
-      isMeMessage: /^\/me\s/.test(content) && !content.includes('\n'),
-    };
-    const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
-    await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
-    if (to.kind === 'stream' && to.stream.firstMessageId === null) {
-      await tx.$executeRaw`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`;
-    }
-    if (rendered.uploadPathIds.length > 0) await claimAttachments(tx, sender, message, rendered.uploadPathIds);
-    // Everything the message object names is at hand: no queries needed.
-    const people = to.kind === 'dm' ? [...to.recipients, sender] : [sender];
-    const lookups: PresentLookups = {
-      userById: new Map(people.map((u) => [u.id, u])),
-      streamName: new Map(to.kind === 'stream' ? [[to.stream.id, to.stream.name]] : []),
-      reactionsOf: new Map(),
-    };
-    const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false });
-    const facts = messageFacts(message, sender, to, host);
-    const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
-    onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel));
-    return message.id;
-  });
+  const access = new ChannelAccess(tx, sender);
+  const to = await resolveAddressee(tx, access, realm, request.type, request.to, request.topic);
+  const rendered = renderMarkdown(content, await buildRenderContext(tx, realm, content, services.config.externalUrl));
+  const delivery = await plan(tx, access, realm, sender, to, rendered, request.readBySender ?? false);
+  const topic = to.kind === 'stream' ? to.topic : '';
+  const fields = {
+    realmId: realm.id,
+    senderId: sender.id,
+    streamId: to.kind === 'stream' ? to.stream.id : null,
+    dmKey: to.kind === 'dm' ? dmKeyOf([...to.recipients.map((u) => u.id), sender.id]) : null,
+    topic,
+    topicLower: topic.toLowerCase(),
+    content,
+    renderedContent: rendered.html,
+    dateSent: new Date(),
+    sendingClient: request.client ?? 'API',
+    hasAttachment: rendered.hasAttachment,
+    hasImage: rendered.hasImage,
+    hasLink: rendered.hasLink,
+    isMeMessage: /^\/me\s/.test(content) && !content.includes('\n'),
+  };
+  const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
+  await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
+  if (to.kind === 'stream' && to.stream.firstMessageId === null) {
+    await tx.$executeRaw`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`;
+  }
+  if (rendered.uploadPathIds.length > 0) await claimAttachments(tx, sender, message, rendered.uploadPathIds);
+  // Everything the message object names is at hand: no queries needed.
+  const people = to.kind === 'dm' ? [...to.recipients, sender] : [sender];
+  const lookups: PresentLookups = {
+    userById: new Map(people.map((u) => [u.id, u])),
+    streamName: new Map(to.kind === 'stream' ? [[to.stream.id, to.stream.name]] : []),
+    reactionsOf: new Map(),
+  };
+  const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false });
+  const facts = messageFacts(message, sender, to, host);
+  const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
+  onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel));
+  return message.id;
 }
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */

@@ -2,6 +2,7 @@
 // change goes to the sender's own clients as a scheduled_messages event after
 // it commits; delivery goes through the ordinary send path.
 import type { Realm, ScheduledMessage, User } from '../../generated/prisma/sqlite/client';
+import type { Db } from '../db/client';
 import { ApiError, badRequest, notFound } from '../errors';
 import {
   checkDeliveryTime,
@@ -11,7 +12,7 @@ import {
   type ScheduledContent,
 } from '../lib/scheduled-messages';
 import type { Services } from '../services';
-import { doSendMessage } from './messages';
+import { sendMessageIn } from './messages';
 
 /** How late past its time a message may still be sent; later ones fail. */
 export const LATE_DELIVERY_CUTOFF_MS = 10 * 60 * 1000;
@@ -103,20 +104,34 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
   );
   let handled = 0;
   for (const message of due) {
-    const claimed = await services.db.write((tx) => tx.scheduledMessage.updateMany({ where: { id: message.id, delivered: false, failed: false }, data: { delivered: true } }));
-    if (claimed.count === 0) continue; // edited, deleted or taken by another process meanwhile
-    handled++;
     try {
-      const messageId = await sendScheduled(services, message, now);
-      await services.db.write(async (tx, onCommit) => {
+      // Claiming, sending and recording happen in one transaction: a crash
+      // leaves the message either sent and marked, or untouched for the next
+      // tick; and a second process finds it claimed and skips it.
+      const sent = await services.db.write(async (tx, onCommit) => {
+        const claimed = await tx.scheduledMessage.updateMany({ where: { id: message.id, delivered: false, failed: false }, data: { delivered: true } });
+        if (claimed.count === 0) return false; // edited, deleted or taken by another process meanwhile
+        const { realm, sender } = await checkDeliverable(tx, message, now);
+        const messageId = await sendMessageIn(tx, onCommit, services, realm, sender, {
+          type: message.type,
+          to: scheduledRecipient(message),
+          topic: message.type === 'stream' ? message.topic : undefined,
+          content: message.content,
+          readBySender: message.readBySender,
+        });
         await tx.scheduledMessage.update({ where: { id: message.id }, data: { deliveredMessageId: messageId } });
         onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: message.id }, [message.senderId]));
+        return true;
       });
+      if (sent) handled++;
     } catch (error) {
+      handled++;
       const reason = error instanceof ApiError ? error.message : 'Internal server error';
       if (!(error instanceof ApiError)) services.log.error('scheduled message delivery failed', { scheduledMessageId: message.id, error: String(error) });
       await services.db.write(async (tx, onCommit) => {
-        const failed = await tx.scheduledMessage.update({ where: { id: message.id }, data: { delivered: false, failed: true, failureMessage: reason } });
+        const marked = await tx.scheduledMessage.updateMany({ where: { id: message.id, delivered: false }, data: { failed: true, failureMessage: reason } });
+        if (marked.count === 0) return;
+        const failed = await tx.scheduledMessage.findUniqueOrThrow({ where: { id: message.id } });
         onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'update', scheduled_message: presentScheduledMessage(failed) }, [message.senderId]));
       });
     }
@@ -124,20 +139,12 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
   return handled;
 }
 
-/** Sends one claimed message through the send path, after the checks of an authenticated request. */
-async function sendScheduled(services: Services, message: ScheduledMessage, now: Date): Promise<number> {
-  const { sender, realm } = await services.db.read(async (db) => {
-    const user = await db.user.findUniqueOrThrow({ where: { id: message.senderId } });
-    return { sender: user, realm: await db.realm.findUniqueOrThrow({ where: { id: user.realmId } }) };
-  });
+/** The sender and organization of a due message, after the checks an authenticated request would pass. */
+async function checkDeliverable(tx: Db, message: ScheduledMessage, now: Date): Promise<{ realm: Realm; sender: User }> {
+  const sender = await tx.user.findUniqueOrThrow({ where: { id: message.senderId } });
+  const realm = await tx.realm.findUniqueOrThrow({ where: { id: sender.realmId } });
   if (realm.deactivated) throw badRequest('This organization has been deactivated');
   if (!sender.isActive) throw badRequest('Account is deactivated');
   if (now.getTime() > message.scheduledTimestamp.getTime() + LATE_DELIVERY_CUTOFF_MS) throw badRequest('Message could not be sent at the scheduled time.');
-  return doSendMessage(services, realm, sender, {
-    type: message.type,
-    to: scheduledRecipient(message),
-    topic: message.type === 'stream' ? message.topic : undefined,
-    content: message.content,
-    readBySender: message.readBySender,
-  });
+  return { realm, sender };
 }
