@@ -18,7 +18,7 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
   const { api, operations } = await loadSpec(specPath, options.lazy);
   const router = buildRouter(api, operations, services, handlers, publicHandlers);
   const shapes = methodsByShape(operations);
-  const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
+  const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;
 
   app.use(async (ctx, next) => {
