@@ -16,7 +16,7 @@ import { loadSpec, specPath } from './spec';
 /** Builds the application for `services`; `lazy` defers compiling validators (see loadSpec). */
 export async function createApp(services: Services, options: { lazy?: boolean } = {}): Promise<Koa> {
   const { api, operations } = await loadSpec(specPath, options.lazy);
-  const router = buildRouter(api, operations, services, handlers, publicHandlers);
+  const { router, staticRoutes } = buildRouter(api, operations, services, handlers, publicHandlers);
   const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;
@@ -65,6 +65,7 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
     }
   });
 
+  app.use(staticRoutes);
   app.use(router.routes());
   // Uploaded files and custom emoji images, outside /api/v1.
   app.use(fileServing(services));
