@@ -166,22 +166,18 @@ describe('DELETE /events', () => {
 
 describe('queue limits', () => {
   test('idle queues are collected and then answer BAD_EVENT_QUEUE_ID', async () => {
-    const short = await TestServer.start({ EVENT_QUEUE_TIMEOUT_SECONDS: '0.2' });
-    try {
+    await TestServer.using({ EVENT_QUEUE_TIMEOUT_SECONDS: '0.2' }, async (short) => {
       const { owner } = await short.createRealm();
       const { body } = await short.call('POST', '/register', { as: owner });
       await new Promise((resolve) => setTimeout(resolve, 300));
       short.services.queues.sweep();
       const res = await short.call('GET', '/events', { as: owner, params: { queue_id: body.queue_id, dont_block: true } });
       expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
-    } finally {
-      await short.stop();
-    }
+    });
   });
 
   test('a queue keeps at most EVENT_QUEUE_MAX_EVENTS, dropping the oldest', async () => {
-    const small = await TestServer.start({ EVENT_QUEUE_MAX_EVENTS: '2' });
-    try {
+    await TestServer.using({ EVENT_QUEUE_MAX_EVENTS: '2' }, async (small) => {
       const { owner } = await small.createRealm();
       const { body } = await small.call('POST', '/register', { as: owner, params: { event_types: ['user_settings'] } });
       for (const zone of ['Asia/Tokyo', 'Asia/Seoul', 'Asia/Dubai']) await small.call('PATCH', '/settings', { as: owner, params: { timezone: zone } });
@@ -190,9 +186,7 @@ describe('queue limits', () => {
         [1, 'Asia/Seoul'],
         [2, 'Asia/Dubai'],
       ]);
-    } finally {
-      await small.stop();
-    }
+    });
   });
 });
 

@@ -125,8 +125,7 @@ describe('paths and methods', () => {
 
 describe('rate limits', () => {
   test('answer 429 RATE_LIMIT_HIT with Retry-After once a user exceeds the limit', async () => {
-    const limited = await TestServer.start({ RATE_LIMIT_USER_REQUESTS: '3', RATE_LIMIT_IP_REQUESTS: '2' });
-    try {
+    await TestServer.using({ RATE_LIMIT_USER_REQUESTS: '3', RATE_LIMIT_IP_REQUESTS: '2' }, async (limited) => {
       const { owner } = await limited.createRealm();
       for (let i = 0; i < 3; i++) {
         const ok = await limited.call('GET', '/users/me', { as: owner });
@@ -145,14 +144,11 @@ describe('rate limits', () => {
       const anon = await limited.call('GET', '/server_settings');
       expect(anon.status).toBe(429);
       expect(anon.body.code).toBe('RATE_LIMIT_HIT');
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 
   test('failed password logins are limited per username', async () => {
-    const limited = await TestServer.start({ RATE_LIMIT_AUTH_ATTEMPTS: '2' });
-    try {
+    await TestServer.using({ RATE_LIMIT_AUTH_ATTEMPTS: '2' }, async (limited) => {
       const { owner } = await limited.createRealm();
       for (let i = 0; i < 2; i++) {
         const res = await limited.call('POST', '/fetch_api_key', { params: { username: owner.email, password: 'wrong' } });
@@ -161,17 +157,14 @@ describe('rate limits', () => {
       const blocked = await limited.call('POST', '/fetch_api_key', { params: { username: owner.email, password: 'owner-password' } });
       expect(blocked.status).toBe(429);
       expect(blocked.body.code).toBe('RATE_LIMIT_HIT');
-    } finally {
-      await limited.stop();
-    }
+    });
   });
 });
 
 describe('unexpected failures', () => {
   test('answer 500 in the envelope with a request id and no stack trace, and are logged', async () => {
     const lines: string[] = [];
-    const broken = await TestServer.start({ LOG_LEVEL: 'error' }, lines);
-    try {
+    await TestServer.using({ LOG_LEVEL: 'error' }, async (broken) => {
       const { owner } = await broken.createRealm();
       // Break the database under the server: the next query of GET /users/me fails.
       await broken.services.db.client.$executeRawUnsafe('DROP TABLE "UserMessage"');
@@ -181,8 +174,6 @@ describe('unexpected failures', () => {
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+|UserMessage/);
       expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
       expect(lines.some((l) => l.includes(res.body.request_id) && l.includes('unhandled error'))).toBe(true);
-    } finally {
-      await broken.stop();
-    }
+    }, lines);
   });
 });

@@ -125,6 +125,16 @@ export class TestServer {
     return new TestServer(running, database);
   }
 
+  /** Runs `fn` against a server of its own with `env` overrides, stopping it afterwards. */
+  static async using<T>(env: Record<string, string>, fn: (server: TestServer) => Promise<T>, logLines?: string[]): Promise<T> {
+    const server = await TestServer.start(env, logLines);
+    try {
+      return await fn(server);
+    } finally {
+      await server.stop();
+    }
+  }
+
   /** The server's services (database, queues, bus, ...). */
   get services(): Services {
     return this.running.services;
