@@ -3,7 +3,7 @@
 // recipient's flags; after the commit each recipient's queues get a message
 // event with their flags.
 import { Prisma, type Message, type Realm, type User } from '../../generated/prisma/sqlite/client';
-import type { Db, OnCommit } from '../db/client';
+import { executeRows, queryRows, type Db, type OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
 import { invalidMessage, readableMessages } from '../lib/message-access';
@@ -66,9 +66,9 @@ async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, t
   let userIds: number[];
   let participants: Set<number> | null = null;
   if (to.kind === 'stream') {
-    const subs = await db.$queryRaw<{ userId: number | bigint }[]>`
+    const subs = await queryRows<{ userId: number | bigint }>(db, Prisma.sql`
       SELECT s."userId" AS "userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
-      WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`;
+      WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`);
     userIds = subs.map((s) => Number(s.userId));
     const mayMentionMany = () => access.holds(realm.canMentionManyUsersGroupId);
     if (rendered.streamWildcard && userIds.length > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
@@ -144,7 +144,7 @@ export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Servic
   const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
   await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
   if (to.kind === 'stream' && to.stream.firstMessageId === null) {
-    await tx.$executeRaw`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`;
+    await executeRows(tx, Prisma.sql`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`);
   }
   if (rendered.uploadPathIds.length > 0) await claimAttachments(tx, sender, message, rendered.uploadPathIds);
   // Everything the message object names is at hand: no queries needed.
@@ -163,10 +163,10 @@ export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Servic
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */
 async function insertMessage(tx: Db, f: Omit<Message, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>): Promise<number> {
-  const rows = await tx.$queryRaw<{ id: number | bigint }[]>`
+  const rows = await queryRows<{ id: number | bigint }>(tx, Prisma.sql`
     INSERT INTO "Message" ("realmId", "senderId", "streamId", "dmKey", "topic", "topicLower", "content", "renderedContent", "dateSent", "sendingClient", "hasAttachment", "hasImage", "hasLink", "isMeMessage")
     VALUES (${f.realmId}, ${f.senderId}, ${f.streamId}, ${f.dmKey}, ${f.topic}, ${f.topicLower}, ${f.content}, ${f.renderedContent}, ${f.dateSent}, ${f.sendingClient}, ${f.hasAttachment}, ${f.hasImage}, ${f.hasLink}, ${f.isMeMessage})
-    RETURNING "id"`;
+    RETURNING "id"`);
   return Number(rows[0].id);
 }
 
@@ -268,5 +268,5 @@ async function insertUserMessages(tx: Db, messageId: number, isPrivate: boolean,
     const f = delivery.flagsOf(userId);
     return Prisma.sql`(${userId}, ${messageId}, ${f.read}, ${f.mentioned}, ${f.streamWildcardMentioned}, ${f.topicWildcardMentioned}, ${isPrivate})`;
   });
-  await tx.$executeRaw`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`;
+  await executeRows(tx, Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`);
 }

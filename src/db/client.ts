@@ -2,11 +2,11 @@
 // the provider in DATABASE_URL; `read` and `write` are the only doors, so that
 // on SQLite no query can slip into somebody else's open transaction, and so
 // that events are published only after the transaction that caused them commits.
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sqlite/client';
 import { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
 import { ReadWriteLock } from './lock';
+import { CachingSqliteAdapter } from './sqlite-statements';
 import { parseDatabaseUrl } from './url';
 
 /** The Prisma client; both providers' clients share this shape. */
@@ -25,6 +25,32 @@ export interface DatabaseOptions {
   transactionTimeoutMs?: number;
 }
 
+/**
+ * The SQLite statements behind each client handed out by `read` and `write`
+ * (the client itself, and each transaction while it runs): see `queryRows`.
+ */
+const statementsOf = new WeakMap<Db, CachingSqliteAdapter>();
+
+/**
+ * Runs a raw query on `db` and answers its rows, as `db.$queryRaw` would. On
+ * SQLite the query runs directly on the connection's cached statement,
+ * skipping Prisma's interpreter and result mapping (as long again as SQLite's
+ * own work on the busiest reads); that is safe because there is one
+ * connection, and whoever holds a `Db` holds the lock that makes it theirs,
+ * inside their transaction if they are in one. For the hottest queries only:
+ * errors come as better-sqlite3's, not Prisma's.
+ */
+export async function queryRows<T>(db: Db, query: Prisma.Sql): Promise<T[]> {
+  const statements = statementsOf.get(db)?.statements;
+  return statements ? statements.rows<T>(query.sql, query.values) : db.$queryRaw<T[]>(query);
+}
+
+/** Runs a raw statement that returns no rows, as `db.$executeRaw` would; answers how many rows it changed. */
+export async function executeRows(db: Db, query: Prisma.Sql): Promise<number> {
+  const statements = statementsOf.get(db)?.statements;
+  return statements ? statements.run(query.sql, query.values) : db.$executeRaw(query);
+}
+
 /** The database, with its two doors. */
 export class Database {
   private readonly lock: ReadWriteLock | null;
@@ -34,8 +60,11 @@ export class Database {
     readonly client: Client,
     readonly provider: 'sqlite' | 'postgresql',
     private readonly transactionTimeoutMs = 15_000,
+    /** The SQLite adapter, whose statements `queryRows` uses. */
+    private readonly sqlite: CachingSqliteAdapter | null = null,
   ) {
     this.lock = provider === 'sqlite' ? new ReadWriteLock() : null;
+    if (sqlite) statementsOf.set(client, sqlite);
   }
 
   /** Runs reads outside any transaction. */
@@ -51,7 +80,10 @@ export class Database {
   async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
     const callbacks: (() => void)[] = [];
     const run = () =>
-      this.client.$transaction((tx) => fn(tx, (cb) => callbacks.push(cb)), {
+      this.client.$transaction((tx) => {
+        if (this.sqlite) statementsOf.set(tx, this.sqlite);
+        return fn(tx, (cb) => callbacks.push(cb));
+      }, {
         timeout: this.transactionTimeoutMs,
         maxWait: this.transactionTimeoutMs,
       });
@@ -70,12 +102,12 @@ export class Database {
 export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<Database> {
   const target = parseDatabaseUrl(url);
   if (target.provider === 'sqlite') {
-    const adapter = new PrismaBetterSqlite3({ url: target.file, timeout: 5000 });
+    const adapter = new CachingSqliteAdapter({ url: target.file, timeout: 5000 });
     const client = new SqliteClient({ adapter });
     await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
     await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
-    return new Database(client, 'sqlite', options.transactionTimeoutMs);
+    return new Database(client, 'sqlite', options.transactionTimeoutMs, adapter);
   }
   const adapter = new PrismaPg(
     {

@@ -11,6 +11,11 @@ import type { OperationSpec } from './spec';
 
 type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
 
+/** The names of a path template's parameters, in order. */
+function parameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+}
+
 /** Turns `/users/{user_id}` into `/users/:user_id` (and a slash-spanning parameter into a wildcard). */
 export function koaPath(op: OperationSpec): string {
   return op.path.replace(/\{(\w+)\}/g, (_, name: string) => (op.params.get(name)?.matchesSlashes ? `*${name}` : `:${name}`));
@@ -79,15 +84,18 @@ export function buildRouter(
       return numeric && /^\d+$/.test(value) ? numeric : other;
     };
     const first = candidates[0];
+    // Path parameters arrive under the first candidate's names, and are handed
+    // on positionally under the chosen operation's names.
+    const routeNames = parameterNames(first.path);
+    const namesOf = new Map(candidates.map((op) => [op, parameterNames(op.path)]));
     const route = async (ctx: Koa.Context & { params: Record<string, string> }) => {
       const op = pick(ctx.params);
-      // Rename positional path parameters to the chosen operation's names.
-      const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-      const values = [...first.path.matchAll(/\{(\w+)\}/g)].map((m) => {
-        const raw = ctx.params[m[1]] as unknown;
-        return Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
-      });
-      const pathParams = Object.fromEntries(names.map((name, i) => [name, values[i]]));
+      const names = namesOf.get(op)!;
+      const pathParams: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) {
+        const raw = ctx.params[routeNames[i]] as unknown;
+        pathParams[names[i]] = Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
+      }
       const authed = op.authenticated;
       const auth = authed ? await services.auth.authenticate(ctx.get('authorization') || undefined) : null;
       const limit = auth ? services.limits.user.hit(`user:${auth.user.id}`) : services.limits.ip.hit(`ip:${ctx.ip}`);
@@ -113,7 +121,10 @@ export function buildRouter(
           onAbort: (cancel: () => void) => aborts.push(cancel),
           ...(auth ?? {}),
         });
-        ctx.body = { result: 'success', msg: '', ...data, ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}) };
+        // Encoded once here: for a string body Koa would measure the UTF-8
+        // length and then encode it again to write it.
+        ctx.type = 'application/json';
+        ctx.body = Buffer.from(JSON.stringify({ result: 'success', msg: '', ...data, ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}) }));
       } finally {
         ctx.req.off('close', onClose);
       }

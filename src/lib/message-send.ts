@@ -1,7 +1,7 @@
 // Where a new message goes, read from POST /messages parameters with Zulip's
 // rules and messages: a channel and topic, or a set of users.
 import { Prisma, type Realm, type Stream, type User } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { queryRows, type Db } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { MAX_MESSAGE_LENGTH, SystemGroup } from './constants';
 import { ChannelAccess, isGuest } from './stream-access';
@@ -53,7 +53,7 @@ async function directRecipients(db: Db, realmId: number, indicators: (string | n
 
 /** Whether group `groupId` is the role:everyone system group (posting open to all). */
 async function isEveryoneGroup(db: Db, groupId: number): Promise<boolean> {
-  const [group] = await db.$queryRaw<{ name: string | null; isSystemGroup: boolean }[]>`SELECT "name", "isSystemGroup" FROM "UserGroup" WHERE "id" = ${groupId}`;
+  const [group] = await queryRows<{ name: string | null; isSystemGroup: boolean }>(db, Prisma.sql`SELECT "name", "isSystemGroup" FROM "UserGroup" WHERE "id" = ${groupId}`);
   return Boolean(group?.isSystemGroup) && group.name === SystemGroup.EVERYONE;
 }
 
@@ -91,10 +91,10 @@ export async function resolveAddressee(db: Db, access: ChannelAccess, realm: Rea
     // A raw query: this is the hot path of sending, and Prisma's query building
     // costs more than the lookup. It also tells whether everyone may post.
     const where = typeof indicator === 'number' ? Prisma.sql`s."id" = ${indicator}` : Prisma.sql`s."nameLower" = ${indicator.trim().toLowerCase()}`;
-    const [row] = await db.$queryRaw<(Stream & { openToAll: boolean | number })[]>`
+    const [row] = await queryRows<(Stream & { openToAll: boolean | number })>(db, Prisma.sql`
       SELECT s.*, CASE WHEN g."isSystemGroup" = true AND g."name" = ${SystemGroup.EVERYONE} THEN 1 ELSE 0 END AS "openToAll"
       FROM "Stream" s JOIN "UserGroup" g ON g."id" = s."canSendMessageGroupId"
-      WHERE s."realmId" = ${realm.id} AND ${where}`;
+      WHERE s."realmId" = ${realm.id} AND ${where}`);
     const { openToAll, ...stream } = row ?? { openToAll: 0 };
     if (!row) {
       if (typeof indicator === 'number') throw new ApiError(`Channel with ID '${indicator}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: indicator });

@@ -2,7 +2,7 @@
 // message events), built field by field for one viewer, with every lookup
 // (senders, channels, participants, reactions) done once per batch.
 import { Prisma, type Message, type Reaction, type Realm, type User, type UserMessage } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { queryRows, type Db } from '../db/client';
 import { editHistoryPolicies } from './realm';
 import { displayTopic } from './topics';
 import { apiEmail, avatarUrl, canSeeDeliveryEmail } from './users';
@@ -82,9 +82,9 @@ export async function loadLookups(db: Db, messages: Message[]): Promise<PresentL
     return all.length ? Prisma.sql`(${Prisma.join(all)})` : none;
   };
   const [users, streams, reactions] = await Promise.all([
-    db.$queryRaw<Person[]>`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "realmId" FROM "User" WHERE "id" IN ${list(people)}`,
-    db.$queryRaw<{ id: number; name: string }[]>`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`,
-    db.$queryRaw<Reaction[]>`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`,
+    queryRows<Person>(db, Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "realmId" FROM "User" WHERE "id" IN ${list(people)}`),
+    queryRows<{ id: number; name: string }>(db, Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`),
+    queryRows<Reaction>(db, Prisma.sql`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`),
   ]);
   const reactionsOf = new Map<number, Record<string, unknown>[]>();
   for (const r of reactions) {
@@ -163,6 +163,6 @@ export async function presentMessages(
 
 /** The highest message ID `userId` has received, or -1. */
 export async function maxMessageId(db: Db, userId: number): Promise<number> {
-  const [row] = await db.$queryRaw<{ id: number | bigint | null }[]>`SELECT MAX("messageId") AS "id" FROM "UserMessage" WHERE "userId" = ${userId}`;
+  const [row] = await queryRows<{ id: number | bigint | null }>(db, Prisma.sql`SELECT MAX("messageId") AS "id" FROM "UserMessage" WHERE "userId" = ${userId}`);
   return row?.id === null || row?.id === undefined ? -1 : Number(row.id);
 }

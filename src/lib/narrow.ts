@@ -2,8 +2,8 @@
 // normalizes the two accepted shapes and resolves operands (channel names,
 // user emails, ...) into IDs, refusing unknown operators and operands with
 // BAD_NARROW and Zulip's messages. narrow-sql.ts turns the result into SQL.
-import type { Stream, User } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { Prisma, type Stream, type User } from '../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../db/client';
 import { ApiError } from '../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './constants';
 
@@ -70,9 +70,9 @@ export function dmKeyOf(userIds: Iterable<number>): string {
 /** Looks up the channel an operand names (a name or an ID); null when there is none. */
 export async function streamOfOperand(db: Db, realmId: number, operand: unknown): Promise<Stream | null> {
   // Raw queries: narrows to a channel are the most common reads.
-  if (typeof operand === 'number') return (await db.$queryRaw<Stream[]>`SELECT * FROM "Stream" WHERE "id" = ${operand} AND "realmId" = ${realmId}`)[0] ?? null;
+  if (typeof operand === 'number') return (await queryRows<Stream>(db, Prisma.sql`SELECT * FROM "Stream" WHERE "id" = ${operand} AND "realmId" = ${realmId}`))[0] ?? null;
   if (typeof operand === 'string') {
-    return (await db.$queryRaw<Stream[]>`SELECT * FROM "Stream" WHERE "realmId" = ${realmId} AND "nameLower" = ${operand.trim().toLowerCase()}`)[0] ?? null;
+    return (await queryRows<Stream>(db, Prisma.sql`SELECT * FROM "Stream" WHERE "realmId" = ${realmId} AND "nameLower" = ${operand.trim().toLowerCase()}`))[0] ?? null;
   }
   return null;
 }

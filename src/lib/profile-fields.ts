@@ -3,7 +3,7 @@
 // and the HTML of values written in Markdown.
 import type { CustomProfileField } from '../../generated/prisma/sqlite/client';
 import { Prisma } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { queryRows, type Db } from '../db/client';
 import { ApiError } from '../errors';
 import { renderMarkdown } from './markdown';
 import type { StateProvider } from './state';
@@ -61,10 +61,10 @@ export async function profileDataOf(db: Db, userIds: number[]): Promise<Map<numb
   const out = new Map<number, ProfileData>();
   if (userIds.length === 0) return out;
   // One statement (GET /users/me runs this on every call).
-  const rows = await db.$queryRaw<{ userId: number; fieldId: number; value: string; renderedValue: string | null; fieldType: number }[]>`
+  const rows = await queryRows<{ userId: number; fieldId: number; value: string; renderedValue: string | null; fieldType: number }>(db, Prisma.sql`
     SELECT v."userId" AS "userId", v."fieldId" AS "fieldId", v."value" AS "value", v."renderedValue" AS "renderedValue", f."fieldType" AS "fieldType"
     FROM "CustomProfileFieldValue" v JOIN "CustomProfileField" f ON f."id" = v."fieldId"
-    WHERE v."userId" IN (${Prisma.join(userIds)}) ORDER BY v."fieldId"`;
+    WHERE v."userId" IN (${Prisma.join(userIds)}) ORDER BY v."fieldId"`);
   for (const row of rows) {
     const userId = Number(row.userId);
     const data = out.get(userId) ?? {};

@@ -1,7 +1,7 @@
 // Topic names: how a sent topic is normalized, which channels accept which
 // topics, how the empty topic is shown, and a channel's topic history.
-import type { Realm, Stream } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { Prisma, type Realm, type Stream } from '../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../db/client';
 import { badRequest } from '../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_TOPIC_LENGTH } from './constants';
 
@@ -60,11 +60,11 @@ export interface TopicEntry {
 export async function topicHistory(db: Db, streamId: number, onlyReceivedBy: number | null): Promise<TopicEntry[]> {
   const rows =
     onlyReceivedBy === null
-      ? await db.$queryRaw<{ maxId: number | bigint }[]>`
-          SELECT MAX(m."id") AS "maxId" FROM "Message" m WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`
-      : await db.$queryRaw<{ maxId: number | bigint }[]>`
+      ? await queryRows<{ maxId: number | bigint }>(db, Prisma.sql`
+          SELECT MAX(m."id") AS "maxId" FROM "Message" m WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`)
+      : await queryRows<{ maxId: number | bigint }>(db, Prisma.sql`
           SELECT MAX(m."id") AS "maxId" FROM "Message" m JOIN "UserMessage" um ON um."messageId" = m."id" AND um."userId" = ${onlyReceivedBy}
-          WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`;
+          WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`);
   const ids = rows.map((r) => Number(r.maxId));
   if (ids.length === 0) return [];
   const latest = await db.message.findMany({ where: { id: { in: ids } }, select: { id: true, topic: true }, orderBy: { id: 'desc' } });

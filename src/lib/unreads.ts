@@ -2,7 +2,7 @@
 // `message_details` of events that mark messages unread. Messages in channels
 // the user left are not counted; muted channels are left out of `count`.
 import { Prisma } from '../../generated/prisma/sqlite/client';
-import type { Db } from '../db/client';
+import { queryRows, type Db } from '../db/client';
 import { displayTopic } from './topics';
 
 /** Most unread messages the initial state lists (Zulip's limit). */
@@ -27,12 +27,12 @@ async function unreadRows(db: Db, userId: number, messageIds?: number[]): Promis
   const onlyIds = messageIds ? (messageIds.length ? Prisma.sql` AND um."messageId" IN (${Prisma.join(messageIds)})` : Prisma.sql` AND 1 = 0`) : Prisma.empty;
   const notLeft = inactive.length ? Prisma.sql` AND (m."streamId" IS NULL OR m."streamId" NOT IN (${Prisma.join(inactive)}))` : Prisma.empty;
   // One joined query: this runs on every POST /register, over up to 50000 rows.
-  const rows = await db.$queryRaw<{ id: number | bigint; senderId: number; streamId: number | null; topic: string; dmKey: string | null; mentioned: boolean; wildcard: boolean | number }[]>`
+  const rows = await queryRows<{ id: number | bigint; senderId: number; streamId: number | null; topic: string; dmKey: string | null; mentioned: boolean; wildcard: boolean | number }>(db, Prisma.sql`
     SELECT um."messageId" AS "id", m."senderId" AS "senderId", m."streamId" AS "streamId", m."topic" AS "topic", m."dmKey" AS "dmKey",
            um."mentioned" AS "mentioned", CASE WHEN um."streamWildcardMentioned" = true OR um."topicWildcardMentioned" = true THEN 1 ELSE 0 END AS "wildcard"
     FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId"
     WHERE um."userId" = ${userId} AND um."read" = false${onlyIds}${notLeft}
-    ORDER BY um."messageId" DESC LIMIT ${MAX_UNREAD_MESSAGES}`;
+    ORDER BY um."messageId" DESC LIMIT ${MAX_UNREAD_MESSAGES}`);
   return {
     muted,
     rows: rows.map((r) => ({ ...r, id: Number(r.id), mentioned: Boolean(r.mentioned), wildcard: Number(r.wildcard) === 1 })),

@@ -1,0 +1,149 @@
+// Prepared statements kept across queries on the SQLite connection, and a
+// direct way to run the busiest queries on them.
+//
+// Prisma's better-sqlite3 adapter prepares every statement anew
+// (`prepare(sql).bind(args)`), and SQLite's parsing and planning of our larger
+// queries (the narrows of GET /messages, the send path's inserts) took more
+// time than running them: `prepare` was a tenth of the CPU profile of reading
+// messages. The connection's `prepare` is wrapped so that each SQL text is
+// prepared once and kept in a bounded least-recently-used cache; what the
+// adapter gets back behaves as a statement bound to its arguments, while the
+// cached statement itself stays unbound and reusable.
+//
+// Past the statement, a raw query through Prisma still spends about as long
+// again in Prisma's query interpreter and result mapping as SQLite spends
+// running it. `rows` and `run` execute a query on the same connection (and so
+// inside the caller's transaction, if any) and convert the values as Prisma's
+// raw queries do: see `Database.rows` in client.ts for who may call them.
+//
+// The server changes no schema while it runs (migrations come first), so a
+// statement's column descriptions, read once, stay true.
+import type BetterSqlite3 from 'better-sqlite3';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+
+/** How many distinct SQL texts stay prepared. */
+export const STATEMENT_CACHE_SIZE = 500;
+
+type Statement = BetterSqlite3.Statement<unknown[]>;
+type Row = Record<string, unknown>;
+
+interface Entry {
+  statement: Statement;
+  /** Column descriptions (better-sqlite3 builds them anew on every `columns()` call). */
+  columns: BetterSqlite3.ColumnDefinition[] | null;
+  /** Turns a raw row into an object with Prisma's value types. */
+  toObject: ((values: unknown[]) => Row) | null;
+}
+
+function columnsOf(entry: Entry): BetterSqlite3.ColumnDefinition[] {
+  return (entry.columns ??= entry.statement.columns());
+}
+
+/** An integer as a number (the connection reads every integer as a bigint). */
+function integer(value: unknown): unknown {
+  if (typeof value !== 'bigint') return value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value.toString();
+}
+
+/** The conversion of one column, by its declared type, as Prisma maps raw results. */
+function converterOf(declared: string | null): (value: unknown) => unknown {
+  switch (declared?.toUpperCase()) {
+    case 'BOOLEAN':
+      return (value) => (value === null ? null : Number(value) !== 0);
+    case 'DATETIME':
+      return (value) => (value === null ? null : new Date(typeof value === 'bigint' ? Number(value) : (value as string | number)));
+    default:
+      return integer;
+  }
+}
+
+function objectBuilder(columns: BetterSqlite3.ColumnDefinition[]): (values: unknown[]) => Row {
+  const names = columns.map((c) => c.name);
+  const converters = columns.map((c) => converterOf(c.type));
+  return (values) => {
+    const row: Row = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = converters[i](values[i]);
+    return row;
+  };
+}
+
+/** An argument as the adapter would bind it. */
+function bindable(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString().replace('Z', '+00:00');
+  return value;
+}
+
+/** The prepared statements of one connection. */
+export class StatementCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly prepare: (source: string) => Statement;
+
+  constructor(
+    private readonly connection: BetterSqlite3.Database,
+    private readonly capacity = STATEMENT_CACHE_SIZE,
+  ) {
+    this.prepare = connection.prepare.bind(connection) as (source: string) => Statement;
+  }
+
+  private entry(source: string): Entry {
+    let entry = this.entries.get(source);
+    if (entry) {
+      this.entries.delete(source); // re-inserted below as the most recently used
+    } else {
+      entry = { statement: this.prepare(source), columns: null, toObject: null };
+      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(source, entry);
+    return entry;
+  }
+
+  /** The rows a query returns, as objects with Prisma's value types. */
+  rows<T>(source: string, args: readonly unknown[]): T[] {
+    const entry = this.entry(source);
+    const toObject = (entry.toObject ??= objectBuilder(columnsOf(entry)));
+    return (entry.statement.raw(true).all(args.map(bindable)) as unknown[][]).map(toObject) as T[];
+  }
+
+  /** Runs a statement that returns no rows; answers how many rows it changed. */
+  run(source: string, args: readonly unknown[]): number {
+    return this.entry(source).statement.run(args.map(bindable)).changes;
+  }
+
+  /**
+   * Replaces the connection's `prepare` with the cached one, in the shape the
+   * adapter uses: bound once, then run or read as raw rows.
+   */
+  install(): void {
+    const adapterView = (source: string) => {
+      const entry = this.entry(source);
+      const { statement } = entry;
+      return {
+        reader: statement.reader,
+        columns: () => columnsOf(entry),
+        run: () => statement.run(),
+        bind: (args: unknown[]) => ({
+          reader: statement.reader,
+          columns: () => columnsOf(entry),
+          run: () => statement.run(args),
+          raw: () => ({ all: () => statement.raw(true).all(args) }),
+        }),
+      };
+    };
+    (this.connection as unknown as { prepare: typeof adapterView }).prepare = adapterView;
+  }
+}
+
+/** The better-sqlite3 adapter whose connection keeps its prepared statements (see `statements`). */
+export class CachingSqliteAdapter extends PrismaBetterSqlite3 {
+  /** The connection's statements, once Prisma has connected. */
+  statements: StatementCache | null = null;
+
+  override async connect() {
+    const adapter = await super.connect();
+    this.statements = new StatementCache((adapter as unknown as { client: BetterSqlite3.Database }).client);
+    this.statements.install();
+    return adapter;
+  }
+}
