@@ -37,8 +37,8 @@ const statementsOf = new WeakMap<Db, CachingSqliteAdapter>();
  * skipping Prisma's interpreter and result mapping (as long again as SQLite's
  * own work on the busiest reads); that is safe because there is one
  * connection, and whoever holds a `Db` holds the lock that makes it theirs,
- * inside their transaction if they are in one. For the hottest queries only:
- * errors come as better-sqlite3's, not Prisma's.
+ * inside their transaction if they are in one. Errors come as better-sqlite3's,
+ * not Prisma's: use it where no caller looks for a Prisma error code.
  */
 export async function queryRows<T>(db: Db, query: Prisma.Sql): Promise<T[]> {
   const statements = statementsOf.get(db)?.statements;

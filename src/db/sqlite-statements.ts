@@ -14,7 +14,7 @@
 // again in Prisma's query interpreter and result mapping as SQLite spends
 // running it. `rows` and `run` execute a query on the same connection (and so
 // inside the caller's transaction, if any) and convert the values as Prisma's
-// raw queries do: see `Database.rows` in client.ts for who may call them.
+// raw queries do: see `queryRows` in client.ts for why that is safe.
 //
 // The server changes no schema while it runs (migrations come first), so a
 // statement's column descriptions, read once, stay true.
