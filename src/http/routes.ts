@@ -11,6 +11,18 @@ import type { OperationSpec } from './spec';
 
 type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
 
+/**
+ * The query string's parameters, the first value of each (all that parameter
+ * parsing takes). Koa's `ctx.query` builds every value list property by
+ * property, which measured at a tenth of the cost of a long-poll request.
+ */
+function queryOf(querystring: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  if (querystring === '') return out;
+  for (const [name, value] of new URLSearchParams(querystring)) if (!(name in out)) out[name] = value;
+  return out;
+}
+
 /** The names of a path template's parameters, in order. */
 function parameterNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -104,7 +116,7 @@ export function buildRouter(
       ctx.set('X-RateLimit-Reset', String(limit.reset));
       const { params, ignored } = parseParams(op, validators.get(op.operationId)!, {
         pathParams,
-        query: ctx.query,
+        query: queryOf(ctx.querystring),
         body: ctx.request.body as Record<string, unknown> | undefined,
       });
       const handler = bound.get(op.operationId)!;
@@ -115,8 +127,13 @@ export function buildRouter(
         const data = await handler({
           params,
           services,
-          ip: ctx.ip,
-          host: ctx.host,
+          // Read when a handler asks: Koa works both out from the headers anew on each read.
+          get ip() {
+            return ctx.ip;
+          },
+          get host() {
+            return ctx.host;
+          },
           files: uploadedFiles(ctx),
           onAbort: (cancel: () => void) => aborts.push(cancel),
           ...(auth ?? {}),
