@@ -99,6 +99,13 @@ describe('the statement cache', () => {
     expect(cache.rows('SELECT name FROM t', []).map((r) => (r as { name: string }).name)).toEqual(['one', 'two', 'three']);
   });
 
+  test('a column named __proto__ is a property of the row, not its prototype', () => {
+    const [row] = new StatementCache(connection).rows<Record<string, unknown>>('SELECT 1 AS "__proto__", 2 AS "two"', []);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(1);
+    expect(row.two).toBe(2);
+  });
+
   test('the adapter view runs bound statements and reads raw rows', () => {
     const cache = new StatementCache(connection);
     cache.install();
@@ -108,7 +115,7 @@ describe('the statement cache', () => {
     expect(select.reader).toBe(true);
     const bound = select.bind([]);
     expect(bound.columns().map((c) => c.name)).toEqual(['id', 'name']);
-    expect(bound.raw().all()).toEqual([[7, 'seven']]);
+    expect(bound.raw().all()).toEqual([[7n, 'seven']]); // integers as bigints, as the adapter reads them
     expect(prepared).toHaveLength(2);
   });
 });

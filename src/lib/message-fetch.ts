@@ -127,9 +127,13 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
   const messages: Message[] = [];
   const flags = new Map<number, string[]>();
   for (const id of ids) {
-    const { umId, umRead, umStarred, umMentioned, umStreamWildcard, umTopicWildcard, umAlert, umHistorical, ...message } = found.get(id)!;
-    messages.push({ ...message, id: Number(message.id) });
-    flags.set(id, flagList(umId === null ? null : { read: umRead, starred: umStarred, mentioned: umMentioned, streamWildcardMentioned: umStreamWildcard, topicWildcardMentioned: umTopicWildcard, hasAlertWord: umAlert, historical: umHistorical }));
+    // The row serves as the message as it is (its flag columns ride along
+    // unused): copying it without them, by object rest, cost a quarter of
+    // this request's time.
+    const row = found.get(id)!;
+    row.id = id;
+    messages.push(row);
+    flags.set(id, flagList(row.umId === null ? null : { read: row.umRead, starred: row.umStarred, mentioned: row.umMentioned, streamWildcardMentioned: row.umStreamWildcard, topicWildcardMentioned: row.umTopicWildcard, hasAlertWord: row.umAlert, historical: row.umHistorical }));
   }
   return { messages, flags, matches: matchesFor(messages, terms), ...range, historyLimited: false };
 }
