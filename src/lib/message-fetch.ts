@@ -110,7 +110,7 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
   // here by ID, so the range needs no second round of queries.
   const found = new Map<number, Row>();
   const query: IdQuery = async (extra, order, limit) => {
-    const rows = await queryRows<Row>(db, Prisma.sql`SELECT m.*, um."id" AS "umId", um."read" AS "umRead", um."starred" AS "umStarred", um."mentioned" AS "umMentioned", um."streamWildcardMentioned" AS "umStreamWildcard", um."topicWildcardMentioned" AS "umTopicWildcard", um."hasAlertWord" AS "umAlert", um."historical" AS "umHistorical" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`);
+    const rows = await queryRows<Row>(db, sql`SELECT m.*, um."id" AS "umId", um."read" AS "umRead", um."starred" AS "umStarred", um."mentioned" AS "umMentioned", um."streamWildcardMentioned" AS "umStreamWildcard", um."topicWildcardMentioned" AS "umTopicWildcard", um."hasAlertWord" AS "umAlert", um."historical" AS "umHistorical" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`);
     for (const row of rows) found.set(Number(row.id), row);
     return rows.map((r) => Number(r.id));
   };
@@ -215,7 +215,7 @@ export async function messagesMatchingNarrow(db: Db, provider: SqlContext['provi
   if (ids.length === 0) return {};
   const needsMuted = terms.some((t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in');
   const condition = narrowCondition(terms, { provider, mutedStreamIds: needsMuted ? await mutedStreamIds(db, user.id) : [] });
-  const rows = await queryRows<{ id: number | bigint }>(db, Prisma.sql`SELECT um."messageId" AS "id" FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId" WHERE um."userId" = ${user.id} AND um."messageId" IN (${Prisma.join(ids)}) AND ${condition}`);
+  const rows = await queryRows<{ id: number | bigint }>(db, sql`SELECT um."messageId" AS "id" FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId" WHERE um."userId" = ${user.id} AND um."messageId" IN (${Prisma.join(ids)}) AND ${condition}`);
   const matched = rows.map((r) => Number(r.id));
   const messages = matched.length ? await db.message.findMany({ where: { id: { in: matched } }, orderBy: { id: 'asc' } }) : [];
   const text = searchText(terms);
