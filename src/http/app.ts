@@ -13,10 +13,10 @@ import { fileServing } from './files';
 import { buildRouter, methodsByShape } from './routes';
 import { loadSpec, specPath } from './spec';
 
-/** Builds the application for `services`; `lazy` defers compiling validators (see loadSpec). */
+/** Builds the application for `services`; `lazy` defers compiling validators to each operation's first request. */
 export async function createApp(services: Services, options: { lazy?: boolean } = {}): Promise<Koa> {
-  const { api, operations } = await loadSpec(specPath, options.lazy);
-  const { router, staticRoutes } = buildRouter(api, operations, services, handlers, publicHandlers);
+  const { api, operations } = await loadSpec(specPath);
+  const { router, staticRoutes } = buildRouter(api, operations, services, handlers, publicHandlers, options.lazy);
   const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;

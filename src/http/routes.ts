@@ -4,6 +4,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type OpenAPIBackend from 'openapi-backend';
+import type { ValidateFunction } from 'ajv';
 import type { HandlerMap, PublicHandlerMap, UploadedFile } from '../handlers/types';
 import type { Services } from '../services';
 import { parseParams } from './params';
@@ -64,6 +65,8 @@ function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
  * goes to the operation whose parameter is an integer. Throws at start when an
  * operation of the contract has no handler of its kind (authenticated or not).
+ * With `lazy` (tests, which start many servers), validators are compiled per
+ * operation on first use.
  */
 export function buildRouter(
   api: OpenAPIBackend,
@@ -71,6 +74,7 @@ export function buildRouter(
   services: Services,
   handlers: HandlerMap,
   publicHandlers: PublicHandlerMap,
+  lazy = false,
 ): { router: Router; staticRoutes: Koa.Middleware } {
   const router = new Router({ prefix: '/api/v1' });
   const statics = new Map<string, (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>>();
@@ -85,8 +89,15 @@ export function buildRouter(
     groups.set(key, [...(groups.get(key) ?? []), op]);
   }
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
-  // Compile each operation's validators once, not per request.
-  const validators = new Map(operations.map((op) => [op.operationId, api.validator.getRequestValidatorsForOperation(op.operationId)]));
+  // Each operation's request validators are compiled once: all of them now,
+  // or with `lazy` on the operation's first request.
+  const validators = new Map<string, ValidateFunction[]>();
+  const validatorsOf = (operationId: string): ValidateFunction[] => {
+    let compiled = validators.get(operationId);
+    if (!compiled) validators.set(operationId, (compiled = api.validator.getRequestValidatorsForOperation(operationId)));
+    return compiled;
+  };
+  if (!lazy) for (const op of operations) validatorsOf(op.operationId);
   for (const candidates of ordered) {
     const pick = (params: Record<string, string>): OperationSpec => {
       if (candidates.length === 1) return candidates[0];
@@ -114,7 +125,7 @@ export function buildRouter(
       ctx.set('X-RateLimit-Limit', String(limit.limit));
       ctx.set('X-RateLimit-Remaining', String(limit.remaining));
       ctx.set('X-RateLimit-Reset', String(limit.reset));
-      const { params, ignored } = parseParams(op, validators.get(op.operationId)!, {
+      const { params, ignored } = parseParams(op, validatorsOf(op.operationId), {
         pathParams,
         query: queryOf(ctx.querystring),
         body: ctx.request.body as Record<string, unknown> | undefined,

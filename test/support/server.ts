@@ -46,7 +46,7 @@ let contract: Promise<Contract> | undefined;
 
 /** Loads openapi.yaml and a matcher for its paths (parameters that may hold "/" match across segments). */
 function loadContract(): Promise<Contract> {
-  contract ??= loadSpec(specPath, true).then(({ api, operations }) => {
+  contract ??= loadSpec(specPath).then(({ api, operations }) => {
     const routes = operations
       .map((op) => {
         const source = op.path
