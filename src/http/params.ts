@@ -24,8 +24,18 @@ function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * Whether `text` cannot be JSON, told from its first character without the
+ * cost of a thrown SyntaxError (`anchor=newest` arrives with most fetches).
+ */
+function plainlyNotJson(text: string): boolean {
+  const c = text.charCodeAt(0);
+  const mayStartJson = c <= 0x20 || c === 0x22 || c === 0x2d || c === 0x5b || c === 0x7b || (c >= 0x30 && c <= 0x39);
+  return !mayStartJson && text !== 'true' && text !== 'false' && text !== 'null';
+}
+
 function decode(name: string, text: string, json: boolean, textAllowed: boolean): unknown {
-  if (!json) return text;
+  if (!json || (textAllowed && plainlyNotJson(text))) return text;
   try {
     return JSON.parse(text);
   } catch {
