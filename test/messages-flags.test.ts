@@ -130,6 +130,48 @@ describe('POST /messages/flags', () => {
   });
 });
 
+describe('flags in GET /messages', () => {
+  test('every flag reads as GET /messages/{id} reads it, through channel history and through the received messages', async () => {
+    const viewer = cast.member2;
+    const flag = (messages: number[], op: string, name: string) => server.call('POST', '/messages/flags', { as: viewer, params: { messages, op, flag: name } });
+    await sendToChannel(server, viewer, 'small', 'every flag', 'taking part in the topic');
+    const plain = await sendToChannel(server, cast.member, 'small', 'every flag', 'plain');
+    const mentioned = await sendToChannel(server, cast.member, 'small', 'every flag', `@**${viewer.fullName}**`);
+    const channelWildcard = await sendToChannel(server, cast.member, 'small', 'every flag', '@**all**');
+    const topicWildcard = await sendToChannel(server, cast.member, 'small', 'every flag', '@**topic**');
+    const own = await server.call('POST', '/messages', { as: viewer, params: { type: 'stream', to: 'small', topic: 'every flag', content: 'mine', read_by_sender: true } });
+    await flag([plain, topicWildcard], 'add', 'starred');
+    await flag([mentioned, topicWildcard], 'add', 'read');
+    // In a channel the viewer is not in: one message without a row, one starred (a historical row).
+    const outside = await sendToChannel(server, cast.admin, 'large', 'every flag', 'never received');
+    const starredOutside = await sendToChannel(server, cast.admin, 'large', 'every flag', 'starred from outside');
+    await flag([starredOutside], 'add', 'starred');
+
+    const expected: Record<number, string[]> = {
+      [plain]: ['starred'],
+      [mentioned]: ['read', 'mentioned'],
+      [channelWildcard]: ['wildcard_mentioned', 'stream_wildcard_mentioned'],
+      [topicWildcard]: ['read', 'starred', 'wildcard_mentioned', 'topic_wildcard_mentioned'],
+      [own.body.id]: ['read'],
+      [outside]: ['read', 'historical'],
+      [starredOutside]: ['starred', 'historical'],
+    };
+    for (const [id, flags] of Object.entries(expected)) expect(await flagsOf(viewer, Number(id))).toEqual(flags);
+    const fetched = async (narrow: unknown[]) => {
+      const res = await server.call('GET', '/messages', { as: viewer, params: { anchor: 'newest', num_before: 50, num_after: 0, narrow } });
+      expect(res.status).toBe(200);
+      return Object.fromEntries((res.body.messages as { id: number; flags: string[] }[]).filter((m) => m.id in expected).map((m) => [m.id, m.flags]));
+    };
+    const only = (ids: number[]) => Object.fromEntries(ids.map((id) => [id, expected[id]]));
+    const small = [plain, mentioned, channelWildcard, topicWildcard, own.body.id];
+    // Narrowed to a channel: its history, with or without the viewer's rows.
+    expect(await fetched([{ operator: 'channel', operand: 'small' }, { operator: 'topic', operand: 'every flag' }])).toEqual(only(small));
+    expect(await fetched([{ operator: 'channel', operand: 'large' }, { operator: 'topic', operand: 'every flag' }])).toEqual(only([outside, starredOutside]));
+    // Not narrowed to a channel: only messages the viewer has rows for.
+    expect(await fetched([{ operator: 'topic', operand: 'every flag' }])).toEqual(only([...small, starredOutside]));
+  });
+});
+
 describe('unread state', () => {
   test('register lists unreads by channel and topic, direct conversation and mention', async () => {
     const reader = await server.createUser(cast.realm, { email: 'reader@example.com', fullName: 'Reader' });

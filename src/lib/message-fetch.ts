@@ -7,7 +7,7 @@ import { Prisma } from '../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { readableMessages } from './message-access';
-import { dmParticipants, flagList } from './messages';
+import { dmParticipants, flagList, type PresentedMessage } from './messages';
 import { normalizeNarrow, resolveNarrow, searchText, type NarrowTerm, type ResolvedTerm } from './narrow';
 import { narrowCondition, type SqlContext } from './narrow-sql';
 import { searchFields } from './search';
@@ -32,7 +32,7 @@ export interface FetchRequest {
 
 /** What GET /messages answers, before presentation. */
 export interface FetchResult {
-  messages: Message[];
+  messages: PresentedMessage[];
   flags: Map<number, string[]>;
   /** Search highlights by message ID, when the narrow searches. */
   matches: Map<number, { match_content: string; match_subject: string }>;
@@ -74,8 +74,33 @@ async function includesHistory(access: ChannelAccess, narrow: NarrowTerm[], term
   return include;
 }
 
-/** A message row with the user's flags (null columns when the user has no row). */
-type Row = Message & { umId: number | null; umRead: boolean; umStarred: boolean; umMentioned: boolean; umStreamWildcard: boolean; umTopicWildcard: boolean; umAlert: boolean; umHistorical: boolean };
+/**
+ * A message's shown columns and the user's flags as one number (a bit per
+ * FLAG_COLUMNS entry, in order; null when the user has no row). Each value
+ * read costs as much again in the driver as in SQLite, and reading these 14
+ * columns instead of 26 took about a quarter less time for 100 messages.
+ */
+type Row = PresentedMessage & { umFlags: number | null };
+
+const ROW_COLUMNS = sql`m."id", m."senderId", m."streamId", m."dmKey", m."topic", m."content", m."renderedContent", m."dateSent", m."lastEditTime", m."lastMovedTime", m."editHistory", m."sendingClient", m."isMeMessage"`;
+const FLAG_COLUMNS = ['read', 'starred', 'mentioned', 'streamWildcardMentioned', 'topicWildcardMentioned', 'hasAlertWord', 'historical'] as const;
+/** The user's flags summed as bits (CAST makes a boolean 0 or 1 on both databases). */
+const FLAG_BITS = Prisma.join(FLAG_COLUMNS.map((column, bit) => Prisma.raw(`${1 << bit} * CAST(um."${column}" AS INTEGER)`)), ' + ');
+
+/** The flag list of a row's flag bits. */
+function flagsOfBits(bits: number | null): string[] {
+  if (bits === null) return flagList(null);
+  const set = (column: (typeof FLAG_COLUMNS)[number]) => (bits & (1 << FLAG_COLUMNS.indexOf(column))) !== 0;
+  return flagList({
+    read: set('read'),
+    starred: set('starred'),
+    mentioned: set('mentioned'),
+    streamWildcardMentioned: set('streamWildcardMentioned'),
+    topicWildcardMentioned: set('topicWildcardMentioned'),
+    hasAlertWord: set('hasAlertWord'),
+    historical: set('historical'),
+  });
+}
 
 /** Builds and runs one side of the range query, returning message IDs. */
 type IdQuery = (extra: Prisma.Sql, order: 'ASC' | 'DESC', limit: number | null) => Promise<number[]>;
@@ -110,7 +135,7 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
   // here by ID, so the range needs no second round of queries.
   const found = new Map<number, Row>();
   const query: IdQuery = async (extra, order, limit) => {
-    const rows = await queryRows<Row>(db, sql`SELECT m.*, um."id" AS "umId", um."read" AS "umRead", um."starred" AS "umStarred", um."mentioned" AS "umMentioned", um."streamWildcardMentioned" AS "umStreamWildcard", um."topicWildcardMentioned" AS "umTopicWildcard", um."hasAlertWord" AS "umAlert", um."historical" AS "umHistorical" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`);
+    const rows = await queryRows<Row>(db, sql`SELECT ${ROW_COLUMNS}, ${FLAG_BITS} AS "umFlags" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`);
     for (const row of rows) found.set(Number(row.id), row);
     return rows.map((r) => Number(r.id));
   };
@@ -124,22 +149,22 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
     ({ ids, range } = await fetchRange(query, idColumn, anchor, numBefore, numAfter, request.includeAnchor));
   }
 
-  const messages: Message[] = [];
+  const messages: PresentedMessage[] = [];
   const flags = new Map<number, string[]>();
   for (const id of ids) {
-    // The row serves as the message as it is (its flag columns ride along
-    // unused): copying it without them, by object rest, cost a quarter of
+    // The row serves as the message as it is (its flag column rides along
+    // unused): copying it without it, by object rest, cost a quarter of
     // this request's time.
     const row = found.get(id)!;
     row.id = id;
     messages.push(row);
-    flags.set(id, flagList(row.umId === null ? null : { read: row.umRead, starred: row.umStarred, mentioned: row.umMentioned, streamWildcardMentioned: row.umStreamWildcard, topicWildcardMentioned: row.umTopicWildcard, hasAlertWord: row.umAlert, historical: row.umHistorical }));
+    flags.set(id, flagsOfBits(row.umFlags === null ? null : Number(row.umFlags)));
   }
   return { messages, flags, matches: matchesFor(messages, terms), ...range, historyLimited: false };
 }
 
 /** Search highlights for every message when the narrow searches; empty otherwise. */
-export function matchesFor(messages: Message[], terms: ResolvedTerm[]): FetchResult['matches'] {
+export function matchesFor(messages: Pick<Message, 'id' | 'renderedContent' | 'topic'>[], terms: ResolvedTerm[]): FetchResult['matches'] {
   const text = searchText(terms);
   const out: FetchResult['matches'] = new Map();
   if (text === null) return out;

@@ -17,6 +17,9 @@ export interface PresentOptions {
   allowEmptyTopicName: boolean;
 }
 
+/** The columns of a message that its API object shows. */
+export type PresentedMessage = Pick<Message, 'id' | 'senderId' | 'streamId' | 'dmKey' | 'topic' | 'content' | 'renderedContent' | 'dateSent' | 'lastEditTime' | 'lastMovedTime' | 'editHistory' | 'sendingClient' | 'isMeMessage'>;
+
 /** The user's flags of one message, as the API names them (without internal ones). */
 export function flagList(um: Pick<UserMessage, 'read' | 'starred' | 'mentioned' | 'streamWildcardMentioned' | 'topicWildcardMentioned' | 'hasAlertWord' | 'historical'> | null | undefined): string[] {
   if (!um) return ['read', 'historical'];
@@ -66,7 +69,7 @@ export interface PresentLookups {
 }
 
 /** Reads the lookups that presenting `messages` needs, in three queries. */
-export async function loadLookups(db: Db, messages: Message[]): Promise<PresentLookups> {
+export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise<PresentLookups> {
   const people = new Set<number>();
   const streamIds = new Set<number>();
   for (const m of messages) {
@@ -97,7 +100,7 @@ export async function loadLookups(db: Db, messages: Message[]): Promise<PresentL
 
 /** The API object of one message for `viewer`, from lookups already made. */
 export function presentMessage(
-  m: Message,
+  m: PresentedMessage,
   viewer: Pick<User, 'id' | 'role'>,
   realm: Pick<Realm, 'stringId' | 'messageEditHistoryVisibilityPolicy'>,
   host: string,
@@ -151,14 +154,18 @@ export async function presentMessages(
   viewer: Pick<User, 'id' | 'role'>,
   realm: Pick<Realm, 'stringId' | 'messageEditHistoryVisibilityPolicy'>,
   host: string,
-  messages: Message[],
+  messages: PresentedMessage[],
   flags: Map<number, string[]>,
   options: PresentOptions,
   extra: Map<number, Record<string, unknown>> = new Map(),
 ): Promise<MessageObject[]> {
   if (messages.length === 0) return [];
   const lookups = await loadLookups(db, messages);
-  return messages.map((m) => ({ ...presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? ['read', 'historical'], options), ...(extra.get(m.id) ?? {}) }));
+  return messages.map((m) => {
+    const presented = presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? ['read', 'historical'], options);
+    const more = extra.get(m.id);
+    return more ? Object.assign(presented, more) : presented;
+  });
 }
 
 /** The highest message ID `userId` has received, or -1. */
