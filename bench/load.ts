@@ -24,7 +24,7 @@ export interface ServerInfo extends Partial<BenchUser> {
  * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
  * there when it stops.
  */
-export function startServer(kind: 'bare' | 'chat', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: ServerInfo }> {
+export function startServer(kind: 'bare' | 'fanout' | 'chat', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: ServerInfo }> {
   const profile = kind === 'chat' && process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, join(__dirname, 'servers.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {

@@ -4,13 +4,23 @@
 //    an event queue with a long-poll waiting on it;
 //  - reading: GET /messages of one topic (100 messages, newest first) from a
 //    database holding 100,000 messages.
+// Beside the bare server, the sending benchmark measures what bounds it:
+//  - a bare fan-out server (servers.ts) under the same pollers: node:http
+//    answering the waiting polls and nothing else, the ceiling for any server
+//    that delivers each message to 50 long-polls;
+//  - this server sending before any event queue exists (the cost of a send
+//    without the cost of answering polls);
+//  - the database alone: the message row and its 51 recipient rows written
+//    and committed directly with better-sqlite3, as the send path writes them.
 // Prints throughput, latency and the ratios; it is not a pass/fail test.
 //   npm run bench:messages   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_MESSAGES)
 import { spawn } from 'node:child_process';
+import BetterSqlite3 from 'better-sqlite3';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/client';
+import { parseDatabaseUrl } from '../src/db/url';
 import { basicAuth, load, startServer, summary, type BenchUser } from './load';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
@@ -30,7 +40,7 @@ function call(port: number, agent: Agent, user: BenchUser, method: string, path:
         res.on('end', () => resolve(JSON.parse(text)));
       },
     );
-    req.on('error', reject);
+    req.on('error', (error) => reject(new Error(`${method} ${path}: ${error.message}`)));
     req.end(body);
   });
 }
@@ -74,6 +84,38 @@ async function seed(databaseUrl: string, realmId: number, streamId: number, send
   }
 }
 
+/**
+ * Writes `count` messages to the channel the way the send path does (one
+ * message row, one row per recipient, one commit each) with the server's
+ * pragmas, straight through better-sqlite3; returns the wall-clock and CPU
+ * microseconds per message.
+ */
+function databaseFloor(databaseUrl: string, realmId: number, streamId: number, senderId: number, userIds: number[], count: number): { wall: number; cpu: number } | null {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.provider !== 'sqlite') return null;
+  const db = new BetterSqlite3(target.file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const message = db.prepare(`INSERT INTO "Message" ("realmId", "senderId", "streamId", "topic", "topicLower", "content", "renderedContent", "dateSent") VALUES (?, ?, ?, 'floor', 'floor', ?, ?, ?) RETURNING "id"`);
+    const recipients = db.prepare(`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${userIds.map(() => '(?, ?, 0, 0, 0, 0, 0)').join(', ')}`);
+    const send = db.transaction(() => {
+      const { id } = message.get(realmId, senderId, streamId, 'Hello **everyone**', '<p>Hello <strong>everyone</strong></p>', new Date().toISOString()) as { id: number };
+      recipients.run(userIds.flatMap((userId) => [userId, id]));
+    });
+    for (let i = 0; i < count / 10; i++) send();
+    const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < count; i++) send();
+    const used = process.cpuUsage(cpu);
+    return { wall: Number(process.hrtime.bigint() - started) / 1000 / count, cpu: (used.user + used.system) / count };
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<void> {
   const bare = await startServer('bare');
   const chat = await startServer('chat', { BENCH_USERS: String(subscribers) });
@@ -87,39 +129,53 @@ async function main(): Promise<void> {
       principals: JSON.stringify(users.map((u) => u.id)),
     });
     if (subscribed.result !== 'success') throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
+    const form = 'type=stream&to=bench&topic=benchmark&content=' + encodeURIComponent('Hello **everyone**, a message of ordinary length with a [link](https://example.com).');
+    const postOptions = { method: 'POST' as const, body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, connections };
+    const chatPost = { ...postOptions, url: `http://127.0.0.1:${port}/api/v1/messages`, headers: { ...postOptions.headers, authorization: basicAuth(owner) } };
+    const marker = { type: 'stream', to: 'bench', topic: 'marker', content: 'marker' };
+    const quietSend = await load(chatPost, seconds);
+
     const queues: string[] = [];
     for (const user of users) queues.push((await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' })).queue_id);
     const polls = await startPollers(port, users, queues);
-
-    const form = 'type=stream&to=bench&topic=benchmark&content=' + encodeURIComponent('Hello **everyone**, a message of ordinary length with a [link](https://example.com).');
-    const postOptions = { method: 'POST' as const, body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, connections };
-    const marker = { type: 'stream', to: 'bench', topic: 'marker', content: 'marker' };
     const bareSend = await load({ ...postOptions, url: `http://127.0.0.1:${bare.info.port}/api/v1/messages` }, seconds);
+    const fanout = await startServer('fanout');
+    const fanoutPolls = await startPollers(fanout.info.port, users, queues);
+    const fanoutSend = await load({ ...postOptions, url: `http://127.0.0.1:${fanout.info.port}/api/v1/messages` }, seconds);
+    await fanoutPolls.stop();
+    fanout.child.kill();
     const before = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
-    const send = await load({ ...postOptions, url: `http://127.0.0.1:${port}/api/v1/messages`, headers: { ...postOptions.headers, authorization: basicAuth(owner) } }, seconds);
+    const send = await load(chatPost, seconds);
     const after = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const sent = after - before + 1; // the warm-up, the measured run and the second marker
     const delivered = await polls.stop();
 
     const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find((s: { name: string }) => s.name === 'bench');
+    const realmId = (await call(port, agent, owner, 'POST', '/register', { event_types: '[]', fetch_event_types: '["realm"]' })).realm_id;
     const started = Date.now();
-    await seed(chat.info.databaseUrl!, (await call(port, agent, owner, 'POST', '/register', { event_types: '[]', fetch_event_types: '["realm"]' })).realm_id, stream.stream_id, owner.id, totalMessages, 100);
+    await seed(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, totalMessages, 100);
     const seededIn = (Date.now() - started) / 1000;
+    // Seeding can outlast the server's keep-alive timeout: start on new sockets.
+    agent.destroy();
 
     const narrow = encodeURIComponent(JSON.stringify([{ operator: 'channel', operand: 'bench' }, { operator: 'topic', operand: 'target' }]));
     const path = `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`;
     const check = await call(port, agent, owner, 'GET', path.replace('/api/v1', ''));
     const bareRead = await load({ url: `http://127.0.0.1:${bare.info.port}${path}`, connections }, seconds);
     const read = await load({ url: `http://127.0.0.1:${port}${path}`, connections, headers: { authorization: basicAuth(owner) } }, seconds);
+    const floor = databaseFloor(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, [owner.id, ...users.map((u) => u.id)], 2000);
 
     process.stdout.write(`POST /messages to a channel of ${subscribers} subscribers with waiting long-polls, ${connections} connections, ${seconds} s each\n`);
-    process.stdout.write(`${summary('bare node:http', bareSend)}\n${summary('chat server', send)}\n`);
-    process.stdout.write(`ratio (chat / bare): ${(send.requests.average / bareSend.requests.average).toFixed(4)}\n`);
-    process.stdout.write(`message events delivered to the waiting queues: ${delivered} of ${sent * subscribers} (${sent} messages x ${subscribers} subscribers)\n\n`);
+    const ratio = (a: { requests: { average: number } }, b: { requests: { average: number } }) => (a.requests.average / b.requests.average).toFixed(4);
+    process.stdout.write(`${summary('bare node:http', bareSend)}\n${summary('bare fan-out', fanoutSend)}\n${summary('chat, no event queues', quietSend)}\n${summary('chat server', send)}\n`);
+    process.stdout.write(`ratio (chat / bare): ${ratio(send, bareSend)}   (fan-out / bare): ${ratio(fanoutSend, bareSend)}   (chat, no queues / bare): ${ratio(quietSend, bareSend)}\n`);
+    process.stdout.write(`message events delivered to the waiting queues: ${delivered} of ${sent * subscribers} (${sent} messages x ${subscribers} subscribers)\n`);
+    if (floor) process.stdout.write(`the database alone, per message and its ${subscribers + 1} recipient rows: ${floor.wall.toFixed(0)} us wall, ${floor.cpu.toFixed(0)} us CPU\n`);
+    process.stdout.write('\n');
     process.stdout.write(`GET /messages, one topic of 100 in ${totalMessages} messages (seeded in ${seededIn.toFixed(1)} s; answer holds ${check.messages?.length} messages), ${connections} connections, ${seconds} s each\n`);
     process.stdout.write(`${summary('bare node:http', bareRead)}\n${summary('chat server', read)}\n`);
-    process.stdout.write(`ratio (chat / bare): ${(read.requests.average / bareRead.requests.average).toFixed(4)}\n`);
+    process.stdout.write(`ratio (chat / bare): ${ratio(read, bareRead)}\n`);
   } finally {
     agent.destroy();
     bare.child.kill();

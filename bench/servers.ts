@@ -1,11 +1,15 @@
 // Servers the benchmarks measure, each started in a child process of its own
 // so that the load generator does not share its event loop:
 //   node dist/bench/servers.js bare   -> a bare node:http server answering fixed JSON
+//   node dist/bench/servers.js fanout -> a bare node:http server that holds each
+//                                        GET /api/v1/events and answers all of them
+//                                        with one fixed event on every POST: the
+//                                        least work any server does per message
 //   node dist/bench/servers.js chat   -> this project's server on a fresh SQLite
 //                                        (or BENCH_DATABASE_URL) with one organization
 //                                        and BENCH_USERS members besides its owner
 // Each prints one JSON line with its port (and credentials) when ready.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +25,46 @@ async function bare(): Promise<void> {
   const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+}
+
+async function fanout(): Promise<void> {
+  // Each queue (by queue_id, made on its first poll) keeps the events its
+  // poll has not taken yet, so that every message reaches every queue.
+  const queues = new Map<string, { pending: string[]; waiting: ServerResponse | null }>();
+  let nextId = 0;
+  const reply = (res: ServerResponse, body: string) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const answer = (queue: { pending: string[]; waiting: ServerResponse | null }, res: ServerResponse) => {
+    reply(res, `{"result":"success","msg":"","events":[${queue.pending.join(',')}]}`);
+    queue.pending = [];
+  };
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/api/v1/events')) {
+      const id = new URL(req.url, 'http://x').searchParams.get('queue_id') ?? '';
+      let queue = queues.get(id);
+      if (!queue) queues.set(id, (queue = { pending: [], waiting: null }));
+      if (queue.pending.length) answer(queue, res);
+      else queue.waiting = res;
+      return;
+    }
+    req.resume();
+    req.on('end', () => {
+      const id = ++nextId;
+      const event = JSON.stringify({ type: 'message', id, message: { id, content: '<p>Hello</p>' }, flags: [] });
+      for (const queue of queues.values()) {
+        queue.pending.push(event);
+        const waiting = queue.waiting;
+        if (waiting) {
+          queue.waiting = null;
+          answer(queue, waiting);
+        }
+      }
+      reply(res, JSON.stringify({ result: 'success', msg: '', id }));
+    });
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
 }
@@ -43,10 +87,10 @@ async function chat(): Promise<void> {
 process.on('SIGTERM', () => process.exit(0));
 process.on('SIGINT', () => process.exit(0));
 
-const kinds: Record<string, () => Promise<void>> = { bare, chat };
+const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat };
 const run = kinds[process.argv[2] ?? ''];
 if (!run) {
-  process.stderr.write('usage: servers.js bare|chat\n');
+  process.stderr.write('usage: servers.js bare|fanout|chat\n');
   process.exit(2);
 }
 run().catch((error) => {
