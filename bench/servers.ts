@@ -1,10 +1,12 @@
 // Servers the benchmarks measure, each started in a child process of its own
 // so that the load generator does not share its event loop:
 //   node dist/bench/servers.js bare   -> a bare node:http server answering fixed JSON
-//   node dist/bench/servers.js fanout -> a bare node:http server that holds each
-//                                        GET /api/v1/events and answers all of them
-//                                        with one fixed event on every POST: the
-//                                        least work any server does per message
+//   node dist/bench/servers.js fanout -> a bare node:http server that adds a fixed
+//                                        event to every queue on each POST and
+//                                        answers each GET /api/v1/events with the
+//                                        events its queue holds (waiting for one if
+//                                        none): the least work any server does to
+//                                        deliver every message to every poll
 //   node dist/bench/servers.js chat   -> this project's server on a fresh SQLite
 //                                        (or BENCH_DATABASE_URL) with one organization
 //                                        and BENCH_USERS members besides its owner
