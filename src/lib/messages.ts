@@ -162,7 +162,7 @@ export async function presentMessages(
   if (messages.length === 0) return [];
   const lookups = await loadLookups(db, messages);
   return messages.map((m) => {
-    const presented = presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? ['read', 'historical'], options);
+    const presented = presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? flagList(null), options);
     const more = extra.get(m.id);
     return more ? Object.assign(presented, more) : presented;
   });
