@@ -6,12 +6,12 @@ const base = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    // Some dependencies ship only ES modules (openapi-backend's $ref resolver,
-    // sanitize-html's HTML parser). Node 20 loads them, Jest on Node 20 does not: compile them.
+    // sanitize-html's HTML parser ships only ES modules. Node 20 loads them,
+    // Jest on Node 20 does not: compile them.
     '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@apidevtools/json-schema-ref-parser|htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)',
+    '/node_modules/(?!(htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)',
   ],
 };
 
