@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import type { Logger } from './log';
-import { closeServices, createServices, type Services } from './services';
+import type { Services } from './services';
+import { closeServices, createServices } from './startup';
 
 /** A server listening for requests. */
 export interface RunningServer {

@@ -10,7 +10,8 @@ import { ConfigError, loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
 import { createLogger } from '../log';
-import { closeServices, createServices, type Services } from '../services';
+import type { Services } from '../services';
+import { closeServices, createServices } from '../startup';
 
 class UsageError extends Error {}
 

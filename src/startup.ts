@@ -1,0 +1,55 @@
+// Start-up: migrates the database, builds the long-lived services, wires the
+// event queues to the messages area and starts the delivery of scheduled
+// messages; and closes all of it again. The server and the admin commands
+// start here, above every other layer, so that no module below imports upwards.
+import { doDeliverScheduledMessages } from './actions/scheduled-messages';
+import type { Config } from './config';
+import { openDatabase } from './db/client';
+import { migrate } from './db/migrate';
+import { LocalEventBus } from './events/bus';
+import { EventQueues } from './events/queues';
+import { Authenticator } from './http/auth';
+import { RateLimiter } from './http/rate-limit';
+import { installMessageEventHooks } from './lib/narrow-events';
+import { startScheduler } from './lib/scheduler';
+import { createLogger, type Logger } from './log';
+import type { Services } from './services';
+
+/** Migrates the database and creates the services for `config`. */
+export async function createServices(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Services> {
+  const applied = await migrate(config.databaseUrl);
+  if (applied.length > 0) log.info('database migrated', { migrations: applied });
+  const db = await openDatabase(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
+  const queues = new EventQueues({
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    idleTimeoutMs: config.queueTimeoutSeconds * 1000,
+    maxEvents: config.queueMaxEvents,
+  });
+  installMessageEventHooks(queues);
+  const services: Services = {
+    config,
+    log,
+    db,
+    auth: new Authenticator(db),
+    queues,
+    bus: new LocalEventBus(queues),
+    limits: {
+      user: new RateLimiter(config.rateLimitUserRequests, config.rateLimitWindowSeconds),
+      ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds),
+      login: new RateLimiter(config.rateLimitAuthAttempts, 1800),
+    },
+    scheduler: { stop: async () => {} },
+  };
+  services.scheduler = startScheduler(config.scheduledMessagesIntervalSeconds, () => doDeliverScheduledMessages(services, new Date()), log);
+  return services;
+}
+
+/** Answers waiting polls, stops the scheduler and closes the database. */
+export async function closeServices(services: Services): Promise<void> {
+  services.queues.close();
+  await services.scheduler.stop();
+  await services.db.close();
+}
