@@ -5,9 +5,9 @@ import type { Config } from './config';
 import type { Database } from './db/client';
 import type { EventBus } from './events/bus';
 import type { EventQueues } from './events/queues';
-import type { Authenticator } from './http/auth';
+import type { Authenticator } from './lib/users/credentials';
 import type { RateLimiter } from './http/rate-limit';
-import type { Scheduler } from './lib/scheduler';
+import type { Scheduler } from './lib/messages/scheduler';
 import type { Logger } from './log';
 
 /** Everything handlers and actions need, created once per process. */

@@ -8,10 +8,10 @@ import { openDatabase } from './db/client';
 import { migrate } from './db/migrate';
 import { LocalEventBus } from './events/bus';
 import { EventQueues } from './events/queues';
-import { Authenticator } from './http/auth';
+import { Authenticator } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
-import { installMessageEventHooks } from './lib/narrow-events';
-import { startScheduler } from './lib/scheduler';
+import { installMessageEventHooks } from './lib/narrow/narrow-events';
+import { startScheduler } from './lib/messages/scheduler';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 

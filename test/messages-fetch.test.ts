@@ -1,7 +1,7 @@
 // GET /messages ranges: anchors (newest, oldest, first_unread, an ID),
 // num_before/num_after/include_anchor, found_anchor/oldest/newest, message_ids,
 // the presentation options, and GET /messages/matches_narrow.
-import { LARGER_THAN_MAX_MESSAGE_ID } from '../src/lib/message-fetch';
+import { LARGER_THAN_MAX_MESSAGE_ID } from '../src/lib/messages/message-fetch';
 import { TestServer, type Cast } from './support/server';
 import { expectError, sendDirect, sendToChannel, subscribe } from './streams-fixtures';
 

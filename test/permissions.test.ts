@@ -3,7 +3,7 @@
 // group permissions resolved through several levels of nested subgroups.
 import type { User } from '../generated/prisma/sqlite/client';
 import { Role } from '../src/lib/constants';
-import { userHoldsPermission } from '../src/lib/permissions';
+import { userHoldsPermission } from '../src/lib/groups/permissions';
 import { TestServer, type Cast, type Reply } from './support/server';
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // user's own clients as a drafts event after it commits.
 import type { Draft, Realm, User } from '../../generated/prisma/sqlite/client';
 import { notFound } from '../errors';
-import { checkDraft, checkDraftsEnabled, presentDraft, type DraftInput, type DraftRow } from '../lib/drafts';
+import { checkDraft, checkDraftsEnabled, presentDraft, type DraftInput, type DraftRow } from '../lib/messages/drafts';
 import type { Services } from '../services';
 
 const missing = () => notFound('Draft does not exist');

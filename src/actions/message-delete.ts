@@ -4,8 +4,8 @@
 // rows go in one transaction; its recipients then get a delete_message event.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
-import { accessMessage } from '../lib/message-access';
-import { ChannelAccess } from '../lib/stream-access';
+import { accessMessage } from '../lib/messages/message-access';
+import { ChannelAccess } from '../lib/channels/stream-access';
 import type { Services } from '../services';
 
 /** Deletes a message `user` may read and is allowed to delete. */

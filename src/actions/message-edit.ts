@@ -8,15 +8,15 @@ import { createHash } from 'node:crypto';
 import type { Message, Realm, Stream, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError, badRequest } from '../errors';
-import { withEdit, type EditEntry } from '../lib/edit-history';
+import { withEdit, type EditEntry } from '../lib/messages/edit-history';
 import { renderMarkdown } from '../lib/markdown';
-import { accessMessage, invalidMessage, readableMessages } from '../lib/message-access';
-import { checkEditMentions, reattachUploads, updateMentionFlags, type DetachedUpload } from '../lib/message-edit-content';
-import { checkChannelMove, checkContentEdit, checkTopicEdit, checkWholeTopicLimit, isModeratorOrAbove, resolveKind, subscribersAmong, RESOLVED_TOPIC_PREFIX } from '../lib/message-edit-rules';
-import { checkCanPost, normalizeContent } from '../lib/message-send';
-import { buildRenderContext } from '../lib/render-context';
-import { ChannelAccess, isGuest } from '../lib/stream-access';
-import { checkTopicAllowed, normalizeTopic } from '../lib/topics';
+import { accessMessage, invalidMessage, readableMessages } from '../lib/messages/message-access';
+import { checkEditMentions, reattachUploads, updateMentionFlags, type DetachedUpload } from '../lib/messages/message-edit-content';
+import { checkChannelMove, checkContentEdit, checkTopicEdit, checkWholeTopicLimit, isModeratorOrAbove, resolveKind, subscribersAmong, RESOLVED_TOPIC_PREFIX } from '../lib/messages/message-edit-rules';
+import { checkCanPost, normalizeContent } from '../lib/messages/message-send';
+import { buildRenderContext } from '../lib/markdown/render-context';
+import { ChannelAccess, isGuest } from '../lib/channels/stream-access';
+import { checkTopicAllowed, normalizeTopic } from '../lib/channels/topics';
 import type { Services } from '../services';
 
 /** What PATCH /messages/{id} asks. */

@@ -6,16 +6,16 @@ import { Prisma, type Message, type Realm, type User } from '../../generated/pri
 import { executeRows, queryRows, type Db, type OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
-import { invalidMessage, readableMessages } from '../lib/message-access';
-import { resolveAddressee, normalizeContent, type Addressee } from '../lib/message-send';
-import { presentMessage, type PresentLookups } from '../lib/messages';
-import { dmKeyOf } from '../lib/narrow';
-import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow-events';
-import { buildRenderContext } from '../lib/render-context';
-import { ChannelAccess } from '../lib/stream-access';
-import { unreadMessageDetails } from '../lib/unreads';
-import { realmHost, apiEmail, avatarUrl } from '../lib/users';
-import { membersOfGroups } from '../lib/permissions';
+import { invalidMessage, readableMessages } from '../lib/messages/message-access';
+import { resolveAddressee, normalizeContent, type Addressee } from '../lib/messages/message-send';
+import { presentMessage, type PresentLookups } from '../lib/messages/messages';
+import { dmKeyOf } from '../lib/narrow/narrow';
+import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow/narrow-events';
+import { buildRenderContext } from '../lib/markdown/render-context';
+import { ChannelAccess } from '../lib/channels/stream-access';
+import { unreadMessageDetails } from '../lib/messages/unreads';
+import { realmHost, apiEmail, avatarUrl } from '../lib/users/users';
+import { membersOfGroups } from '../lib/groups/permissions';
 import type { Services } from '../services';
 
 /** Channels and topics with more subscribers or participants than this restrict wildcard mentions. */

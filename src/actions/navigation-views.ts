@@ -2,7 +2,7 @@
 // to the user's own clients as a navigation_view event after it commits.
 import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError, notFound } from '../errors';
-import { builtInFragments, presentNavigationView } from '../lib/navigation-views';
+import { builtInFragments, presentNavigationView } from '../lib/users/navigation-views';
 import type { Services } from '../services';
 
 const alreadyExists = () => new ApiError('Navigation view already exists.');

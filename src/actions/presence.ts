@@ -2,8 +2,8 @@
 // throttled; each one bumps the organization's presence sequence, and a user
 // appearing or coming back online is announced with a presence event.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
-import { legacyPresence } from '../lib/presence';
-import { apiEmail, realmHost } from '../lib/users';
+import { legacyPresence } from '../lib/users/presence';
+import { apiEmail, realmHost } from '../lib/users/users';
 import type { Services } from '../services';
 
 /** Seconds within which a repeated report changes nothing. */

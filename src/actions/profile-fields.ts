@@ -4,8 +4,8 @@
 import type { User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
-import { checkProfileValue, FieldType, isRenderable, listCustomProfileFields, MAX_SUMMARY_FIELDS, renderProfileValue } from '../lib/profile-fields';
-import { activeUserIds } from '../lib/user-events';
+import { checkProfileValue, FieldType, isRenderable, listCustomProfileFields, MAX_SUMMARY_FIELDS, renderProfileValue } from '../lib/users/profile-fields';
+import { activeUserIds } from '../lib/users/user-events';
 import type { Services } from '../services';
 
 /** One requested change of a user's value: an empty value removes it. */

@@ -3,9 +3,9 @@
 // reaction and takes its name. Everyone who can read the message hears of it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
-import { accessMessage } from '../lib/message-access';
-import { checkEmoji, checkEmojiCodeForm, emojiByName, messageAudience, reactionEvent, reactionExists, reactionMissing, type EmojiRef } from '../lib/reactions';
-import { apiEmail, realmHost } from '../lib/users';
+import { accessMessage } from '../lib/messages/message-access';
+import { checkEmoji, checkEmojiCodeForm, emojiByName, messageAudience, reactionEvent, reactionExists, reactionMissing, type EmojiRef } from '../lib/messages/reactions';
+import { apiEmail, realmHost } from '../lib/users/users';
 import type { Services } from '../services';
 import type { Db } from '../db/client';
 

@@ -6,9 +6,9 @@ import { dirname } from 'node:path';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
 import type { UploadedFile } from '../handlers/types';
-import { emojiImageExtension, realmEmojiMap } from '../lib/realm-emoji';
-import { activeUserIds } from '../lib/user-events';
-import { contentTypeOf, inside } from '../lib/uploads';
+import { emojiImageExtension, realmEmojiMap } from '../lib/emoji/realm-emoji';
+import { activeUserIds } from '../lib/users/user-events';
+import { contentTypeOf, inside } from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 const alreadyExists = () => new ApiError('A custom emoji with this name already exists.');

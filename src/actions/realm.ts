@@ -5,9 +5,9 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
 import { Role, SystemGroup } from '../lib/constants';
-import { canonicalSettingValue, checkSettingChange, readGroupSettingValue, realmGroupSettingRules, resolveGroupSettingValue, systemGroupId, type GroupSettingValue } from '../lib/group-settings';
-import { editHistoryPolicies, realmGroupSettings } from '../lib/realm';
-import { activeUserIds, pastWaitingPeriod } from '../lib/user-events';
+import { canonicalSettingValue, checkSettingChange, readGroupSettingValue, realmGroupSettingRules, resolveGroupSettingValue, systemGroupId, type GroupSettingValue } from '../lib/groups/group-settings';
+import { editHistoryPolicies, realmGroupSettings } from '../lib/realm/realm';
+import { activeUserIds, pastWaitingPeriod } from '../lib/users/user-events';
 import type { Services } from '../services';
 import type { SettingChange } from './user-groups';
 

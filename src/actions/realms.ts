@@ -6,7 +6,7 @@ import { ApiError } from '../errors';
 import { SystemGroup, systemGroupDescriptions, systemGroupNesting, type SystemGroupName } from '../lib/constants';
 import type { Services } from '../services';
 import { checkNewUser, insertUser, type NewUser } from './users';
-import { hashPassword } from '../lib/secrets';
+import { hashPassword } from '../lib/users/secrets';
 
 /** The realm's group settings and the system group each defaults to. */
 const realmGroupDefaults = {

@@ -10,7 +10,7 @@ import {
   presentScheduledMessage,
   scheduledRecipient,
   type ScheduledContent,
-} from '../lib/scheduled-messages';
+} from '../lib/messages/scheduled-messages';
 import type { Services } from '../services';
 import { sendMessageIn } from './messages';
 

@@ -5,10 +5,10 @@ import type { Realm, Stream, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME, Role, SystemGroup } from '../lib/constants';
-import { canonicalSettingValue, checkSettingChange, readGroupSettingValue, resolveGroupSettingValue, type GroupSettingValue } from '../lib/group-settings';
-import type { ChannelAccess } from '../lib/stream-access';
-import { metadataAccessUserIds } from '../lib/stream-audience';
-import { everyoneAllowed, streamGroupSettings, systemGroupIds, type StreamGroupSetting } from '../lib/streams';
+import { canonicalSettingValue, checkSettingChange, readGroupSettingValue, resolveGroupSettingValue, type GroupSettingValue } from '../lib/groups/group-settings';
+import type { ChannelAccess } from '../lib/channels/stream-access';
+import { metadataAccessUserIds } from '../lib/channels/stream-audience';
+import { everyoneAllowed, streamGroupSettings, systemGroupIds, type StreamGroupSetting } from '../lib/channels/streams';
 import type { Services } from '../services';
 
 /** A `{new, old}` change of one permission setting. */

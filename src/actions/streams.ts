@@ -4,11 +4,11 @@ import type { Realm, Stream, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { MAX_STREAM_DESCRIPTION_LENGTH, Role, SystemGroup } from '../lib/constants';
-import { canonicalSettingValue, resolveGroupSettingValue, type GroupSettingValue } from '../lib/group-settings';
-import { renderDescription } from '../lib/stream-description';
-import { ChannelAccess, isAdmin, isGuest } from '../lib/stream-access';
-import { metadataAccessUserIds } from '../lib/stream-audience';
-import { checkStreamName, everyoneAllowed, presentStreams, streamByName, streamGroupDefaults, streamGroupSettings, systemGroupIds, type StreamGroupSetting } from '../lib/streams';
+import { canonicalSettingValue, resolveGroupSettingValue, type GroupSettingValue } from '../lib/groups/group-settings';
+import { renderDescription } from '../lib/channels/stream-description';
+import { ChannelAccess, isAdmin, isGuest } from '../lib/channels/stream-access';
+import { metadataAccessUserIds } from '../lib/channels/stream-audience';
+import { checkStreamName, everyoneAllowed, presentStreams, streamByName, streamGroupDefaults, streamGroupSettings, systemGroupIds, type StreamGroupSetting } from '../lib/channels/streams';
 import type { Services } from '../services';
 import { applyStreamSettings, type StreamSettingChanges } from './stream-settings';
 

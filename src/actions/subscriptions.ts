@@ -6,10 +6,10 @@
 import type { Realm, Stream, Subscription, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { badRequest } from '../errors';
-import { ChannelAccess, isAdmin, isGuest } from '../lib/stream-access';
-import { metadataAccessUserIds, subscriberPeerIds } from '../lib/stream-audience';
-import { checkStreamName, presentStreams } from '../lib/streams';
-import { pickColor, presentSubscriptions, subscriptionProperties } from '../lib/subscriptions';
+import { ChannelAccess, isAdmin, isGuest } from '../lib/channels/stream-access';
+import { metadataAccessUserIds, subscriberPeerIds } from '../lib/channels/stream-audience';
+import { checkStreamName, presentStreams } from '../lib/channels/streams';
+import { pickColor, presentSubscriptions, subscriptionProperties } from '../lib/channels/subscriptions';
 import type { Services } from '../services';
 import { checkCreationPermissions, createStreams, type NewStreamSettings } from './streams';
 

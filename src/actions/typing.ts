@@ -3,13 +3,13 @@
 // participants of the conversation (and the typist's own other clients).
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
-import { accessMessage } from '../lib/message-access';
-import { checkCanPost } from '../lib/message-send';
-import { dmParticipants } from '../lib/messages';
-import { ChannelAccess } from '../lib/stream-access';
-import { normalizeTopic } from '../lib/topics';
-import { channelTypingAudience, checkCanEditContent } from '../lib/typing';
-import { apiEmail, realmHost } from '../lib/users';
+import { accessMessage } from '../lib/messages/message-access';
+import { checkCanPost } from '../lib/messages/message-send';
+import { dmParticipants } from '../lib/messages/messages';
+import { ChannelAccess } from '../lib/channels/stream-access';
+import { normalizeTopic } from '../lib/channels/topics';
+import { channelTypingAudience, checkCanEditContent } from '../lib/messages/typing';
+import { apiEmail, realmHost } from '../lib/users/users';
 import type { Services } from '../services';
 
 /** What POST /typing asks. */

@@ -4,7 +4,7 @@ import type { Realm, User, UserGroup } from '../../generated/prisma/sqlite/clien
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
 import { SystemGroup } from '../lib/constants';
-import { publishGroupEvent } from '../lib/group-events';
+import { publishGroupEvent } from '../lib/groups/group-events';
 import {
   canonicalSettingValue,
   checkSettingChange,
@@ -13,10 +13,10 @@ import {
   systemGroupId,
   userGroupSettingRules,
   type GroupSettingValue,
-} from '../lib/group-settings';
-import { userHoldsRealmPermission } from '../lib/permissions';
-import { activeUserIds } from '../lib/user-events';
-import { accessUserGroupForUpdate, deactivationObjections, groupSettingColumns, presentUserGroup, type GroupSettingName } from '../lib/user-groups';
+} from '../lib/groups/group-settings';
+import { userHoldsRealmPermission } from '../lib/groups/permissions';
+import { activeUserIds } from '../lib/users/user-events';
+import { accessUserGroupForUpdate, deactivationObjections, groupSettingColumns, presentUserGroup, type GroupSettingName } from '../lib/groups/user-groups';
 import type { Services } from '../services';
 
 const reservedPrefixes = ['@', 'role:', 'user:', 'stream:', 'channel:'];

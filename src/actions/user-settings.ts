@@ -3,8 +3,8 @@
 // the whole organization.
 import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import { userSettingColumns, type UserSettingName } from '../lib/user-settings';
-import { ownSettingsEvents } from '../lib/user-events';
+import { userSettingColumns, type UserSettingName } from '../lib/users/user-settings';
+import { ownSettingsEvents } from '../lib/users/user-events';
 import type { Services } from '../services';
 
 /** The changes asked for: a new full name and any personal settings. */

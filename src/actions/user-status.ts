@@ -2,9 +2,9 @@
 // with a user_status event to the whole organization.
 import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import { ReactionType } from '../lib/emoji';
-import { activeUserIds } from '../lib/user-events';
-import { checkEmoji, emojiByName } from '../lib/user-status';
+import { ReactionType } from '../lib/emoji/emoji';
+import { activeUserIds } from '../lib/users/user-events';
+import { checkEmoji, emojiByName } from '../lib/users/user-status';
 import type { Services } from '../services';
 
 /** The fields of a status request; absent fields stay as they are. */

@@ -5,10 +5,10 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
-import { generateApiKey, hashPassword } from '../lib/secrets';
-import { presentUserStatus } from '../lib/user-status';
-import { activeUserIds, anonymousSettingEvents, pastWaitingPeriod, systemGroupsFor } from '../lib/user-events';
-import { avatarUrl, canSeeDeliveryEmail, presentUser, realmHost, EmailVisibility } from '../lib/users';
+import { generateApiKey, hashPassword } from '../lib/users/secrets';
+import { presentUserStatus } from '../lib/users/user-status';
+import { activeUserIds, anonymousSettingEvents, pastWaitingPeriod, systemGroupsFor } from '../lib/users/user-events';
+import { avatarUrl, canSeeDeliveryEmail, presentUser, realmHost, EmailVisibility } from '../lib/users/users';
 import type { Services } from '../services';
 import { applyProfileData, type ProfileDataChange } from './profile-fields';
 

@@ -72,7 +72,7 @@ export class EventQueues {
   private queues = new Map<string, EventQueue>();
   private byUser = new Map<number, Set<EventQueue>>();
   private sweeper: NodeJS.Timeout;
-  /** Set at start by the messages area (src/lib/narrow-events.ts). */
+  /** Set at start by the messages area (src/lib/narrow/narrow-events.ts). */
   narrowFilter: NarrowFilter = () => true;
   /** Likewise; shapes message events for each queue's apply_markdown and client_gravatar. */
   finalizeEvent: EventFinalizer = (_queue, event) => event;

@@ -1,7 +1,7 @@
 // POST /fetch_api_key: an email address and password for an API key.
 import { ApiError, unauthorized } from '../errors';
-import { checkPassword } from '../lib/secrets';
-import { realmForHost } from '../lib/realms';
+import { checkPassword } from '../lib/users/secrets';
+import { realmForHost } from '../lib/realm/realms';
 import type { PublicHandler } from './types';
 
 /** Exchanges a username and password for the account's API key. */

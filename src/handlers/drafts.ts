@@ -1,6 +1,6 @@
 // Drafts: GET and POST /drafts, PATCH and DELETE /drafts/{draft_id}.
 import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/drafts';
-import { checkDraftsEnabled, listDrafts, presentDraft, type DraftInput } from '../lib/drafts';
+import { checkDraftsEnabled, listDrafts, presentDraft, type DraftInput } from '../lib/messages/drafts';
 import type { Handler } from './types';
 
 /** Lists the user's drafts. */

@@ -2,7 +2,7 @@
 import { badEventQueue, badRequest } from '../errors';
 import { Role, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
 import type { StateRequest } from '../lib/state';
-import { stateProviders } from '../lib/state-providers';
+import { stateProviders } from './register-state';
 import type { Handler } from './types';
 
 type NarrowTerm = StateRequest['narrow'][number];

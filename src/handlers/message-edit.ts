@@ -4,8 +4,8 @@ import type { components } from '../../generated/api';
 import { doDeleteMessage } from '../actions/message-delete';
 import { doUpdateMessage } from '../actions/message-edit';
 import { ApiError } from '../errors';
-import { messageSnapshots } from '../lib/edit-history';
-import { accessMessage } from '../lib/message-access';
+import { messageSnapshots } from '../lib/messages/edit-history';
+import { accessMessage } from '../lib/messages/message-access';
 import type { Handler } from './types';
 
 type Snapshot = components['schemas']['EditHistorySnapshot'];

@@ -3,10 +3,10 @@
 import type { components } from '../../generated/api';
 import { doSendMessage, doUpdateMessageFlags } from '../actions/messages';
 import { ApiError } from '../errors';
-import { accessMessage } from '../lib/message-access';
-import { fetchMessages, messagesMatchingNarrow } from '../lib/message-fetch';
-import { flagList, presentMessages } from '../lib/messages';
-import { realmHost } from '../lib/users';
+import { accessMessage } from '../lib/messages/message-access';
+import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
+import { flagList, presentMessages } from '../lib/messages/messages';
+import { realmHost } from '../lib/users/users';
 import type { Handler } from './types';
 
 type Message = components['schemas']['Message'];

@@ -1,6 +1,6 @@
 // Navigation views: GET, POST, PATCH and DELETE /navigation_views.
 import { doAddNavigationView, doEditNavigationView, doRemoveNavigationView } from '../actions/navigation-views';
-import { presentNavigationView } from '../lib/navigation-views';
+import { presentNavigationView } from '../lib/users/navigation-views';
 import type { Handler } from './types';
 
 /** Lists the user's navigation views. */

@@ -1,7 +1,7 @@
 // GET /users/me.
-import { maxMessageId } from '../lib/messages';
-import { profileDataOf } from '../lib/profile-fields';
-import { presentUser, realmHost } from '../lib/users';
+import { maxMessageId } from '../lib/messages/messages';
+import { profileDataOf } from '../lib/users/profile-fields';
+import { presentUser, realmHost } from '../lib/users/users';
 import type { Handler } from './types';
 
 /** The requesting user, as they see themself, with their custom profile field values. */

@@ -1,7 +1,7 @@
 // POST /users/me/presence.
 import { doUpdatePresence } from '../actions/presence';
 import { ApiError } from '../errors';
-import { readPresences } from '../lib/presence';
+import { readPresences } from '../lib/users/presence';
 import type { Handler, Result } from './types';
 
 /** Records the requester's status and, unless ping_only, returns everyone's presence. */

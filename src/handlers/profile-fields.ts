@@ -2,7 +2,7 @@
 import { doCreateCustomProfileField } from '../actions/profile-fields';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
-import { listCustomProfileFields } from '../lib/profile-fields';
+import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler } from './types';
 
 /** The organization's fields, in display order. */

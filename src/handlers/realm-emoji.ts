@@ -1,11 +1,11 @@
 // GET /realm/emoji and POST /realm/emoji/{emoji_name}.
 import { doAddRealmEmoji } from '../actions/realm-emoji';
 import { ApiError } from '../errors';
-import { unicodeEmojiCode } from '../lib/emoji';
-import { userHoldsRealmPermission } from '../lib/permissions';
-import { MAX_EMOJI_FILE_SIZE_MIB, checkEmojiName, realmEmojiMap } from '../lib/realm-emoji';
+import { unicodeEmojiCode } from '../lib/emoji/emoji';
+import { userHoldsRealmPermission } from '../lib/groups/permissions';
+import { MAX_EMOJI_FILE_SIZE_MIB, checkEmojiName, realmEmojiMap } from '../lib/emoji/realm-emoji';
 import { Role } from '../lib/constants';
-import { fileTooLarge } from '../lib/uploads';
+import { fileTooLarge } from '../lib/uploads/uploads';
 import type { Handler } from './types';
 
 /** Lists the organization's custom emoji, deactivated ones included. */

@@ -1,7 +1,7 @@
 // PATCH /realm: organization settings.
 import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm';
 import type { SettingChange } from '../actions/user-groups';
-import { realmGroupSettings } from '../lib/realm';
+import { realmGroupSettings } from '../lib/realm/realm';
 import type { Handler } from './types';
 
 const plainNames = [

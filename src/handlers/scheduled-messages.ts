@@ -1,7 +1,7 @@
 // Scheduled messages: GET and POST /scheduled_messages, PATCH and DELETE
 // /scheduled_messages/{scheduled_message_id}.
 import { doCreateScheduledMessage, doDeleteScheduledMessage, doUpdateScheduledMessage } from '../actions/scheduled-messages';
-import { listScheduledMessages, presentScheduledMessage } from '../lib/scheduled-messages';
+import { listScheduledMessages, presentScheduledMessage } from '../lib/messages/scheduled-messages';
 import type { Handler } from './types';
 
 const fromUnix = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000));

@@ -1,6 +1,6 @@
 // GET /server_settings: what a client needs to know before logging in.
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
-import { realmForHost } from '../lib/realms';
+import { realmForHost } from '../lib/realm/realms';
 import type { PublicHandler } from './types';
 
 /** Describes the server and the organization at the requested address. */

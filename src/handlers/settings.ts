@@ -1,6 +1,6 @@
 // PATCH /settings.
 import { doUpdateUserSettings } from '../actions/user-settings';
-import { userSettingColumns, type UserSettingName } from '../lib/user-settings';
+import { userSettingColumns, type UserSettingName } from '../lib/users/user-settings';
 import type { Handler } from './types';
 
 /** Changes the requester's own settings. */

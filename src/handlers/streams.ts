@@ -3,11 +3,11 @@
 import type { components } from '../../generated/api';
 import { doArchiveStream, doUpdateStream } from '../actions/streams';
 import { badRequest } from '../errors';
-import { ChannelAccess } from '../lib/stream-access';
-import { listStreamsForUser } from '../lib/stream-lists';
-import { presentStreams, streamGroupSettings, type StreamGroupSetting } from '../lib/streams';
+import { ChannelAccess } from '../lib/channels/stream-access';
+import { listStreamsForUser } from '../lib/channels/stream-lists';
+import { presentStreams, streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
 import type { GroupSettingChange } from '../actions/stream-settings';
-import { displayTopic, topicHistory } from '../lib/topics';
+import { displayTopic, topicHistory } from '../lib/channels/topics';
 import type { Handler } from './types';
 
 type Channel = components['schemas']['Channel'];

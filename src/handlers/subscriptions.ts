@@ -4,10 +4,10 @@ import type { components } from '../../generated/api';
 import type { NewStreamSettings } from '../actions/streams';
 import { doSubscribe, doUnsubscribe, doUpdateSubscriptionProperties, type PropertyChange } from '../actions/subscriptions';
 import { badRequest } from '../errors';
-import type { GroupSettingValue } from '../lib/group-settings';
-import { ChannelAccess } from '../lib/stream-access';
-import { streamGroupSettings, type StreamGroupSetting } from '../lib/streams';
-import { activeSubscriptions, presentSubscriptions, subscriptionProperties } from '../lib/subscriptions';
+import type { GroupSettingValue } from '../lib/groups/group-settings';
+import { ChannelAccess } from '../lib/channels/stream-access';
+import { streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
+import { activeSubscriptions, presentSubscriptions, subscriptionProperties } from '../lib/channels/subscriptions';
 import type { Handler } from './types';
 
 type Subscription = components['schemas']['Subscription'];

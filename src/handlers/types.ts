@@ -3,7 +3,7 @@
 // that reads a parameter the operation does not define, or returns a field its
 // response does not allow, does not compile.
 import type { operations } from '../../generated/api';
-import type { AuthUser } from '../http/auth';
+import type { AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
 
 /** Every operationId of openapi.yaml. */

@@ -1,8 +1,8 @@
 // POST /user_uploads and GET /attachments.
 import { doUploadFile } from '../actions/uploads';
 import { ApiError } from '../errors';
-import { attachmentsOf, uploadSpaceUsed } from '../lib/attachments';
-import { MAX_FILE_UPLOAD_SIZE_MIB, fileTooLarge } from '../lib/uploads';
+import { attachmentsOf, uploadSpaceUsed } from '../lib/uploads/attachments';
+import { MAX_FILE_UPLOAD_SIZE_MIB, fileTooLarge } from '../lib/uploads/uploads';
 import type { Handler } from './types';
 
 /** Stores the one file of the request and answers its URL. */

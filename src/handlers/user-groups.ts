@@ -2,8 +2,8 @@
 // /user_groups/{id}, POST /user_groups/{id}/deactivate and
 // POST /user_groups/{id}/members.
 import { doCreateUserGroup, doDeactivateUserGroup, doUpdateUserGroup, doUpdateUserGroupMembers, type SettingChange } from '../actions/user-groups';
-import type { GroupSettingValue } from '../lib/group-settings';
-import { groupSettingColumns, presentUserGroups, requireMemberOrAdmin, type GroupSettingName } from '../lib/user-groups';
+import type { GroupSettingValue } from '../lib/groups/group-settings';
+import { groupSettingColumns, presentUserGroups, requireMemberOrAdmin, type GroupSettingName } from '../lib/groups/user-groups';
 import type { Handler } from './types';
 
 const settingNames = Object.keys(groupSettingColumns) as GroupSettingName[];

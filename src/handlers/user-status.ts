@@ -2,8 +2,8 @@
 // administrators, POST /users/{user_id}/status.
 import { doUpdateUserStatus } from '../actions/user-status';
 import { ApiError } from '../errors';
-import { presentUserStatus } from '../lib/user-status';
-import { accessUserById } from '../lib/users';
+import { presentUserStatus } from '../lib/users/user-status';
+import { accessUserById } from '../lib/users/users';
 import type { Handler } from './types';
 
 /** The status a user has set; an empty object when none. */

@@ -3,8 +3,8 @@
 // POST /users/{user_id}/reactivate).
 import { doCreateUserByAdmin, doDeactivateUser, doReactivateUser, doUpdateUser, type UserChange } from '../actions/users';
 import type { User } from '../../generated/prisma/sqlite/client';
-import { profileDataOf } from '../lib/profile-fields';
-import { accessUserByEmail, accessUserById, presentUser, realmHost } from '../lib/users';
+import { profileDataOf } from '../lib/users/profile-fields';
+import { accessUserByEmail, accessUserById, presentUser, realmHost } from '../lib/users/users';
 import type { AuthedRequest, Handler, OperationId } from './types';
 
 type UserPresented = ReturnType<typeof presentUser>;

@@ -7,8 +7,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type Koa from 'koa';
 import { ApiError } from '../errors';
-import { readableAttachment } from '../lib/attachments';
-import { inside, storedFilePath } from '../lib/uploads';
+import { readableAttachment } from '../lib/uploads/attachments';
+import { inside, storedFilePath } from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 const notFound = () => new ApiError('File not found', 'NOT_FOUND', 404);

@@ -1,6 +1,6 @@
 // The initial state of POST /register, assembled from one provider per event
 // type. Each area of the API adds its providers to `stateProviders` (in its
-// own file, listed in src/lib/state-providers.ts), so a client that registers
+// own file, listed in src/handlers/register-state.ts), so a client that registers
 // for an event type gets both the current state and the events that change it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';

@@ -3,7 +3,7 @@
 // and UnicodeEmoji patterns and make_emoji / make_realm_emoji.
 import emojiData from 'emoji-datasource/emoji.json';
 import type MarkdownIt from 'markdown-it';
-import { unicodeEmojiCode } from '../emoji';
+import { unicodeEmojiCode } from '../emoji/emoji';
 import { escapeHtml } from './html';
 import { envOf } from './types';
 

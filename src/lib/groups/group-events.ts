@@ -1,0 +1,32 @@
+// Delivery of user_group events, which depends on each client: clients that
+// registered with the `include_deactivated_groups` capability see deactivated
+// groups and get every event; the others see a deactivation as `remove`, a
+// reactivation as `add`, and nothing about groups while they are deactivated.
+import type { EventBody } from '../../events/queues';
+import type { Services } from '../../services';
+
+/** What the deliverer needs to know about the group an event concerns. */
+export interface GroupEventContext {
+  /** Whether the group is deactivated after the change. */
+  deactivated: boolean;
+  /** The group in its read form, for the `add` a reactivation becomes. */
+  group?: Record<string, unknown>;
+}
+
+/** The event a client without the capability gets instead of `event`, or null for none. */
+function forLegacyClient(event: EventBody & { group_id?: number; data?: Record<string, unknown> }, context: GroupEventContext): EventBody | null {
+  if (event.op === 'update' && event.data && 'deactivated' in event.data) {
+    if (event.data.deactivated === true) return { type: 'user_group', op: 'remove', group_id: event.group_id };
+    return context.group ? { type: 'user_group', op: 'add', group: context.group } : null;
+  }
+  return context.deactivated ? null : event;
+}
+
+/**
+ * Publishes a user_group event about one group to `userIds`: clients with the
+ * `include_deactivated_groups` capability get it as it is, the others the
+ * form they understand (or nothing).
+ */
+export function publishGroupEvent(services: Services, userIds: number[], event: EventBody, context: GroupEventContext): void {
+  services.bus.publish(event, userIds, { capability: 'include_deactivated_groups', event: forLegacyClient(event, context) });
+}

@@ -1,0 +1,176 @@
+// Group-setting values (Part 2.2): a setting holds the ID of a user group. A
+// named group reads back as its ID; an anonymous group (no name) reads back as
+// its direct members and subgroups. This file also knows each setting's rules
+// (which system groups it accepts) and turns a requested value into the ID of
+// a group, creating or reusing the anonymous group behind it.
+import type { Db } from '../../db/client';
+import { ApiError } from '../../errors';
+import { SystemGroup } from '../constants';
+
+/** A group-setting value as the API shows it. */
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+
+/** What a setting accepts, after Zulip's GroupPermissionSetting. */
+export interface GroupSettingRule {
+  /** Whether role:nobody may hold the permission. */
+  allowNobody: boolean;
+  /** Whether role:everyone may hold it; when false, guests never hold it. */
+  allowEveryone: boolean;
+  /** Whether role:owners may hold it (only can_mention_group refuses it). */
+  allowOwners?: boolean;
+  /** Whether the value must be a system group (SYSTEM_GROUP_REQUIRED otherwise). */
+  requireSystemGroup?: boolean;
+  /** When set, the only system groups the value may be. */
+  allowedSystemGroups?: string[];
+}
+
+/** The rules of each user group's own settings. */
+export const userGroupSettingRules: Record<string, GroupSettingRule> = {
+  can_add_members_group: { allowNobody: true, allowEveryone: false },
+  can_join_group: { allowNobody: true, allowEveryone: false },
+  can_leave_group: { allowNobody: true, allowEveryone: true },
+  can_manage_group: { allowNobody: true, allowEveryone: false },
+  can_mention_group: { allowNobody: true, allowEveryone: true, allowOwners: false },
+  can_remove_members_group: { allowNobody: true, allowEveryone: false },
+};
+
+/** The rules of the organization's group settings. */
+export const realmGroupSettingRules: Record<string, GroupSettingRule> = {
+  can_access_all_users_group: { allowNobody: false, allowEveryone: true, requireSystemGroup: true, allowedSystemGroups: [SystemGroup.EVERYONE, SystemGroup.MEMBERS] },
+  can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false },
+  can_add_subscribers_group: { allowNobody: true, allowEveryone: false },
+  can_create_groups: { allowNobody: true, allowEveryone: false },
+  can_create_private_channel_group: { allowNobody: true, allowEveryone: false },
+  can_create_public_channel_group: { allowNobody: true, allowEveryone: false },
+  can_create_web_public_channel_group: {
+    allowNobody: true,
+    allowEveryone: false,
+    requireSystemGroup: true,
+    allowedSystemGroups: [SystemGroup.MODERATORS, SystemGroup.ADMINISTRATORS, SystemGroup.OWNERS, SystemGroup.NOBODY],
+  },
+  can_delete_any_message_group: { allowNobody: true, allowEveryone: false },
+  can_delete_own_message_group: { allowNobody: true, allowEveryone: true },
+  can_invite_users_group: { allowNobody: true, allowEveryone: false },
+  can_manage_all_groups: { allowNobody: false, allowEveryone: false },
+  can_mention_many_users_group: { allowNobody: true, allowEveryone: true },
+  can_move_messages_between_channels_group: { allowNobody: true, allowEveryone: false },
+  can_move_messages_between_topics_group: { allowNobody: true, allowEveryone: true },
+  can_resolve_topics_group: { allowNobody: true, allowEveryone: true },
+};
+
+/** Reads the API form of each group ID in `groupIds`; deactivated users are left out of direct_members. */
+export async function readGroupSettingValues(db: Db, groupIds: Iterable<number>): Promise<Map<number, GroupSettingValue>> {
+  const ids = [...new Set(groupIds)];
+  const groups = await db.userGroup.findMany({
+    where: { id: { in: ids } },
+    select: {
+      id: true,
+      name: true,
+      members: { where: { user: { isActive: true } }, select: { userId: true } },
+      subgroups: { select: { subgroupId: true } },
+    },
+  });
+  const out = new Map<number, GroupSettingValue>();
+  for (const g of groups) {
+    out.set(
+      g.id,
+      g.name !== null
+        ? g.id
+        : {
+            direct_members: g.members.map((m) => m.userId).sort((a, b) => a - b),
+            direct_subgroups: g.subgroups.map((s) => s.subgroupId).sort((a, b) => a - b),
+          },
+    );
+  }
+  return out;
+}
+
+/** The API form of one group ID. */
+export async function readGroupSettingValue(db: Db, groupId: number): Promise<GroupSettingValue> {
+  return (await readGroupSettingValues(db, [groupId])).get(groupId) ?? groupId;
+}
+
+/** Canonical form: no members and one subgroup is that group; nothing at all is role:nobody. */
+export function canonicalSettingValue(value: GroupSettingValue, nobodyId: number): GroupSettingValue {
+  if (typeof value === 'number') return value;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0];
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return nobodyId;
+  return value;
+}
+
+/** Whether two values name the same holders (order of IDs does not matter). */
+export function sameSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === 'number' || typeof b === 'number') return a === b;
+  const same = (x: number[], y: number[]) => new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
+  return same(a.direct_members, b.direct_members) && same(a.direct_subgroups, b.direct_subgroups);
+}
+
+/** Refuses a `{new, old}` change whose `old` differs from the stored value; says whether `new` changes anything. */
+export function checkSettingChange(current: GroupSettingValue, next: GroupSettingValue, expected: GroupSettingValue | undefined): boolean {
+  if (expected !== undefined && !sameSettingValue(expected, current)) {
+    throw new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
+  }
+  return !sameSettingValue(current, next);
+}
+
+/** The ID of a realm's system group, by name. */
+export async function systemGroupId(db: Db, realmId: number, name: string): Promise<number> {
+  const group = await db.userGroup.findFirstOrThrow({ where: { realmId, name, isSystemGroup: true }, select: { id: true } });
+  return group.id;
+}
+
+/** A named, usable group of the realm for a setting or as a subgroup; throws Zulip's messages otherwise. */
+async function namedGroupForSetting(db: Db, realmId: number, groupId: number) {
+  const group = await db.userGroup.findFirst({ where: { id: groupId, realmId, name: { not: null } } });
+  if (!group) throw new ApiError('Invalid user group');
+  if (group.deactivated) throw new ApiError('User group is deactivated.');
+  return group;
+}
+
+/**
+ * Turns a canonical value into the ID of the group that will hold the
+ * setting: a named group is checked against the setting's rule; a collection
+ * reuses `currentGroupId` when that is already an anonymous group, or creates one.
+ */
+export async function resolveGroupSettingValue(
+  tx: Db,
+  realmId: number,
+  settingName: string,
+  rule: GroupSettingRule,
+  value: GroupSettingValue,
+  currentGroupId?: number | null,
+): Promise<number> {
+  if (typeof value === 'number') {
+    const group = await namedGroupForSetting(tx, realmId, value);
+    if (rule.requireSystemGroup && !group.isSystemGroup) throw systemGroupRequired(settingName);
+    const refuse = (groupName: string) => new ApiError(`'${settingName}' setting cannot be set to '${groupName}' group.`);
+    if (group.name === SystemGroup.INTERNET) throw refuse(SystemGroup.INTERNET);
+    if (!rule.allowNobody && group.name === SystemGroup.NOBODY) throw refuse(SystemGroup.NOBODY);
+    if (!rule.allowEveryone && group.name === SystemGroup.EVERYONE) throw refuse(SystemGroup.EVERYONE);
+    if (rule.allowOwners === false && group.name === SystemGroup.OWNERS) throw refuse(SystemGroup.OWNERS);
+    if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(group.name!)) throw refuse(group.name!);
+    return group.id;
+  }
+  if (rule.requireSystemGroup) throw systemGroupRequired(settingName);
+  const members = [...new Set(value.direct_members)];
+  const subgroups = [...new Set(value.direct_subgroups)];
+  const users = await tx.user.findMany({ where: { id: { in: members }, realmId, isActive: true }, select: { id: true } });
+  const missingUser = members.find((id) => !users.some((u) => u.id === id));
+  if (missingUser !== undefined) throw new ApiError(`Invalid user ID: ${missingUser}`);
+  const groups = await tx.userGroup.findMany({ where: { id: { in: subgroups }, realmId, name: { not: null } } });
+  const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
+  if (missingGroup !== undefined) throw new ApiError(`Invalid user group ID: ${missingGroup}`);
+  if (groups.some((g) => g.deactivated)) throw new ApiError('User group is deactivated.');
+
+  const current = currentGroupId ? await tx.userGroup.findUnique({ where: { id: currentGroupId }, select: { id: true, name: true } }) : null;
+  const groupId = current && current.name === null ? current.id : (await tx.userGroup.create({ data: { realmId } })).id;
+  await tx.userGroupMember.deleteMany({ where: { groupId } });
+  await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: groupId } });
+  await tx.userGroupMember.createMany({ data: members.map((userId) => ({ groupId, userId })) });
+  await tx.userGroupSubgroup.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: groupId, subgroupId })) });
+  return groupId;
+}
+
+function systemGroupRequired(settingName: string): ApiError {
+  return new ApiError(`'${settingName}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED', 400, { setting_name: settingName });
+}
