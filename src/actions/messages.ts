@@ -8,6 +8,7 @@ import { ApiError, badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
 import { invalidMessage, readableMessages } from '../lib/messages/message-access';
 import { resolveAddressee, normalizeContent, type Addressee } from '../lib/messages/message-send';
+import { WILDCARD_MENTION_THRESHOLD } from '../lib/messages/mentions';
 import { presentMessage, type PresentLookups } from '../lib/messages/messages';
 import { dmKeyOf } from '../lib/narrow/narrow';
 import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow/narrow-events';
@@ -17,9 +18,6 @@ import { unreadMessageDetails } from '../lib/messages/unreads';
 import { realmHost, apiEmail, avatarUrl } from '../lib/users/users';
 import { membersOfGroups } from '../lib/groups/permissions';
 import type { Services } from '../services';
-
-/** Channels and topics with more subscribers or participants than this restrict wildcard mentions. */
-export const WILDCARD_MENTION_THRESHOLD = 15;
 
 /** What POST /messages asks. */
 export interface SendRequest {

@@ -5,10 +5,9 @@ import { copyFile, mkdir, open, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import type { UploadedFile } from '../handlers/types';
 import { emojiImageExtension, realmEmojiMap } from '../lib/emoji/realm-emoji';
 import { activeUserIds } from '../lib/users/user-events';
-import { contentTypeOf, inside } from '../lib/uploads/uploads';
+import { contentTypeOf, inside, type UploadedFile } from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 const alreadyExists = () => new ApiError('A custom emoji with this name already exists.');

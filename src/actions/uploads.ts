@@ -4,8 +4,7 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
-import type { UploadedFile } from '../handlers/types';
-import { contentTypeOf, newPathId, storedFilePath } from '../lib/uploads/uploads';
+import { contentTypeOf, newPathId, storedFilePath, type UploadedFile } from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 /** Stores `file` for `user` and returns its path id and stored name. */

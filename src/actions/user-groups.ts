@@ -159,8 +159,8 @@ export async function doUpdateUserGroup(services: Services, actor: User, groupId
     const presented = await presentUserGroup(tx, group.realmId, group.id);
     const deactivated = group.deactivated;
     onCommit(() => {
-      if (reactivated) publishGroupEvent(services, everyone, { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: false } }, { deactivated, group: presented });
-      if (Object.keys(data).length > 0) publishGroupEvent(services, everyone, { type: 'user_group', op: 'update', group_id: group.id, data }, { deactivated });
+      if (reactivated) publishGroupEvent(services.bus, everyone, { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: false } }, { deactivated, group: presented });
+      if (Object.keys(data).length > 0) publishGroupEvent(services.bus, everyone, { type: 'user_group', op: 'update', group_id: group.id, data }, { deactivated });
     });
   });
 }
@@ -173,7 +173,7 @@ export async function doDeactivateUserGroup(services: Services, actor: User, gro
     if (objections.length > 0) throw new ApiError('Cannot deactivate user group in use.', 'CANNOT_DEACTIVATE_GROUP_IN_USE', 400, { objections });
     await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } });
     const everyone = await activeUserIds(tx, group.realmId);
-    onCommit(() => publishGroupEvent(services, everyone, { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } }, { deactivated: true }));
+    onCommit(() => publishGroupEvent(services.bus, everyone, { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } }, { deactivated: true }));
   });
 }
 
@@ -251,7 +251,7 @@ export async function doUpdateUserGroupMembers(services: Services, actor: User, 
     const everyone = await activeUserIds(tx, actor.realmId);
     const deactivated = group!.deactivated;
     onCommit(() => {
-      for (const event of events) publishGroupEvent(services, everyone, { type: 'user_group', group_id: groupId, ...event }, { deactivated });
+      for (const event of events) publishGroupEvent(services.bus, everyone, { type: 'user_group', group_id: groupId, ...event }, { deactivated });
     });
   });
 }

@@ -3,7 +3,7 @@ import { badEventQueue, badRequest } from '../errors';
 import { Role, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
 import type { StateRequest } from '../lib/state';
 import { stateProviders } from './register-state';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 type NarrowTerm = StateRequest['narrow'][number];
 
@@ -38,7 +38,7 @@ export const registerQueue: Handler<'register-queue'> = async ({ params, service
   const state = await services.db.read(async (db) => {
     const req: StateRequest = {
       db,
-      services,
+      externalUrl: services.config.externalUrl,
       user,
       realm,
       narrow,
@@ -79,3 +79,10 @@ export const deleteQueue: Handler<'delete-queue'> = async ({ params, services, u
   services.queues.delete(queue);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const eventHandlers = {
+  'register-queue': registerQueue,
+  'get-events': getEvents,
+  'delete-queue': deleteQueue,
+} satisfies Partial<HandlerMap>;

@@ -1,8 +1,8 @@
 // PATCH /realm: organization settings.
 import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm';
 import type { SettingChange } from '../actions/user-groups';
-import { realmGroupSettings } from '../lib/realm/realm';
-import type { Handler } from './types';
+import { realmGroupSettings } from '../lib/groups/group-settings';
+import type { Handler, HandlerMap } from './types';
 
 const plainNames = [
   'name',
@@ -29,3 +29,8 @@ export const updateRealm: Handler<'update-realm'> = async ({ params, services, u
   await doUpdateRealm(services, user, { plain, groups });
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const realmHandlers = {
+  'update-realm': updateRealm,
+} satisfies Partial<HandlerMap>;

@@ -3,6 +3,7 @@
 // that reads a parameter the operation does not define, or returns a field its
 // response does not allow, does not compile.
 import type { operations } from '../../generated/api';
+import type { UploadedFile } from '../lib/uploads/uploads';
 import type { AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
 
@@ -42,14 +43,6 @@ export interface PublicRequest<K extends OperationId> {
 
 /** What an authenticated handler receives: the request and its user. */
 export interface AuthedRequest<K extends OperationId> extends PublicRequest<K>, AuthUser {}
-
-/** An uploaded file, as stored in a temporary location. */
-export interface UploadedFile {
-  path: string;
-  name: string;
-  size: number;
-  type: string;
-}
 
 /** Implements an operation that needs credentials. */
 export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<Result<K>>;

@@ -1,15 +1,16 @@
 // The initial state of POST /register, assembled from one provider per event
-// type. Each area of the API adds its providers to `stateProviders` (in its
-// own file, listed in src/handlers/register-state.ts), so a client that registers
-// for an event type gets both the current state and the events that change it.
+// type. Each area of lib/ exports its providers from its own state.ts (for
+// example `channelStateProviders` in lib/channels/state.ts), and
+// src/handlers/register-state.ts merges them, so a client that registers for
+// an event type gets both the current state and the events that change it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
-import type { Services } from '../services';
 
 /** What a provider knows about the registration. */
 export interface StateRequest {
   db: Db;
-  services: Services;
+  /** The address users reach the server at (EXTERNAL_URL): realm_url and placeholder emails. */
+  externalUrl: string;
   user: User;
   realm: Realm;
   clientGravatar: boolean;
@@ -23,3 +24,6 @@ export interface StateRequest {
 
 /** Computes the initial-state fields of one event type. */
 export type StateProvider = (req: StateRequest) => Promise<Record<string, unknown>>;
+
+/** An area's providers, by the event type that selects each. */
+export type StateProviders = Record<string, StateProvider>;

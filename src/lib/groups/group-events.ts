@@ -2,8 +2,8 @@
 // registered with the `include_deactivated_groups` capability see deactivated
 // groups and get every event; the others see a deactivation as `remove`, a
 // reactivation as `add`, and nothing about groups while they are deactivated.
+import type { EventBus } from '../../events/bus';
 import type { EventBody } from '../../events/queues';
-import type { Services } from '../../services';
 
 /** What the deliverer needs to know about the group an event concerns. */
 export interface GroupEventContext {
@@ -27,6 +27,6 @@ function forLegacyClient(event: EventBody & { group_id?: number; data?: Record<s
  * `include_deactivated_groups` capability get it as it is, the others the
  * form they understand (or nothing).
  */
-export function publishGroupEvent(services: Services, userIds: number[], event: EventBody, context: GroupEventContext): void {
-  services.bus.publish(event, userIds, { capability: 'include_deactivated_groups', event: forLegacyClient(event, context) });
+export function publishGroupEvent(bus: EventBus, userIds: number[], event: EventBody, context: GroupEventContext): void {
+  bus.publish(event, userIds, { capability: 'include_deactivated_groups', event: forLegacyClient(event, context) });
 }

@@ -3,6 +3,7 @@
 // its direct members and subgroups. This file also knows each setting's rules
 // (which system groups it accepts) and turns a requested value into the ID of
 // a group, creating or reusing the anonymous group behind it.
+import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { SystemGroup } from '../constants';
@@ -57,6 +58,25 @@ export const realmGroupSettingRules: Record<string, GroupSettingRule> = {
   can_move_messages_between_topics_group: { allowNobody: true, allowEveryone: true },
   can_resolve_topics_group: { allowNobody: true, allowEveryone: true },
 };
+
+/** The realm's group settings: API name and column. */
+export const realmGroupSettings = {
+  can_access_all_users_group: 'canAccessAllUsersGroupId',
+  can_add_custom_emoji_group: 'canAddCustomEmojiGroupId',
+  can_add_subscribers_group: 'canAddSubscribersGroupId',
+  can_create_groups: 'canCreateGroupsId',
+  can_create_private_channel_group: 'canCreatePrivateChannelGroupId',
+  can_create_public_channel_group: 'canCreatePublicChannelGroupId',
+  can_create_web_public_channel_group: 'canCreateWebPublicChannelGroupId',
+  can_delete_any_message_group: 'canDeleteAnyMessageGroupId',
+  can_delete_own_message_group: 'canDeleteOwnMessageGroupId',
+  can_invite_users_group: 'canInviteUsersGroupId',
+  can_manage_all_groups: 'canManageAllGroupsId',
+  can_mention_many_users_group: 'canMentionManyUsersGroupId',
+  can_move_messages_between_channels_group: 'canMoveMessagesBetweenChannelsGroupId',
+  can_move_messages_between_topics_group: 'canMoveMessagesBetweenTopicsGroupId',
+  can_resolve_topics_group: 'canResolveTopicsGroupId',
+} as const satisfies Record<string, keyof Realm>;
 
 /** Reads the API form of each group ID in `groupIds`; deactivated users are left out of direct_members. */
 export async function readGroupSettingValues(db: Db, groupIds: Iterable<number>): Promise<Map<number, GroupSettingValue>> {

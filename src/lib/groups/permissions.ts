@@ -4,8 +4,7 @@
 // of subgroups. System groups nest by role, so role checks are group checks too.
 import { Prisma } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
-import { realmGroupSettingRules } from './group-settings';
-import { realmGroupSettings } from '../realm/realm';
+import { realmGroupSettingRules, realmGroupSettings } from './group-settings';
 
 /** The IDs of every group `userId` belongs to, directly or through subgroups. */
 export async function groupsOfUser(db: Db, userId: number): Promise<Set<number>> {

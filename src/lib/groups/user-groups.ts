@@ -5,9 +5,8 @@ import type { User, UserGroup } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { Role } from '../constants';
-import { readGroupSettingValues, userGroupSettingRules, type GroupSettingValue } from './group-settings';
+import { readGroupSettingValues, realmGroupSettings, userGroupSettingRules, type GroupSettingValue } from './group-settings';
 import { userHoldsPermission, userHoldsRealmPermission } from './permissions';
-import { realmGroupSettings } from '../realm/realm';
 import type { StateProvider } from '../state';
 
 /** A group's own settings: API name and column. */

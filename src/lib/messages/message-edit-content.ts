@@ -4,9 +4,9 @@
 import type { Message, Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
-import { WILDCARD_MENTION_THRESHOLD } from '../../actions/messages';
 import type { RenderResult } from '../markdown';
 import type { ChannelAccess } from '../channels/stream-access';
+import { WILDCARD_MENTION_THRESHOLD } from './mentions';
 
 /** Refuses wildcard and group mentions the editor may not make, as sending does. */
 export async function checkEditMentions(db: Db, access: ChannelAccess, realm: Realm, message: Message, rendered: RenderResult): Promise<void> {

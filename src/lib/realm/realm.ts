@@ -3,26 +3,7 @@
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../constants';
-import { readGroupSettingValues } from '../groups/group-settings';
-
-/** The realm's group settings: API name and column. */
-export const realmGroupSettings = {
-  can_access_all_users_group: 'canAccessAllUsersGroupId',
-  can_add_custom_emoji_group: 'canAddCustomEmojiGroupId',
-  can_add_subscribers_group: 'canAddSubscribersGroupId',
-  can_create_groups: 'canCreateGroupsId',
-  can_create_private_channel_group: 'canCreatePrivateChannelGroupId',
-  can_create_public_channel_group: 'canCreatePublicChannelGroupId',
-  can_create_web_public_channel_group: 'canCreateWebPublicChannelGroupId',
-  can_delete_any_message_group: 'canDeleteAnyMessageGroupId',
-  can_delete_own_message_group: 'canDeleteOwnMessageGroupId',
-  can_invite_users_group: 'canInviteUsersGroupId',
-  can_manage_all_groups: 'canManageAllGroupsId',
-  can_mention_many_users_group: 'canMentionManyUsersGroupId',
-  can_move_messages_between_channels_group: 'canMoveMessagesBetweenChannelsGroupId',
-  can_move_messages_between_topics_group: 'canMoveMessagesBetweenTopicsGroupId',
-  can_resolve_topics_group: 'canResolveTopicsGroupId',
-} as const satisfies Record<string, keyof Realm>;
+import { readGroupSettingValues, realmGroupSettings } from '../groups/group-settings';
 
 /** Edit-history visibility policies by number. */
 export const editHistoryPolicies: Record<number, string> = { 1: 'all', 2: 'moves', 3: 'none' };

@@ -4,6 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { extname, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../errors';
 
+/** A file of a multipart request, as the body parser left it in a temporary location. */
+export interface UploadedFile {
+  path: string;
+  name: string;
+  size: number;
+  type: string;
+}
+
 /** Largest file a user may upload, in MiB (also enforced by the body parser). */
 export const MAX_FILE_UPLOAD_SIZE_MIB = 25;
 

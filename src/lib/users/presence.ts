@@ -75,12 +75,12 @@ export async function readPresences(db: Db, realm: Pick<Realm, 'id' | 'stringId'
 }
 
 /** `presence`: everyone's presence, in the format the client asked for. */
-export const presenceState: StateProvider = async ({ db, realm, services, slimPresence }) => {
+export const presenceState: StateProvider = async ({ db, realm, externalUrl, slimPresence }) => {
   const { presences, lastUpdateId } = await readPresences(db, realm, {
     lastUpdateId: null,
     historyLimitDays: 14,
     modern: slimPresence,
-    externalUrl: services.config.externalUrl,
+    externalUrl,
   });
   return { presences, presence_last_update_id: lastUpdateId, server_timestamp: Date.now() / 1000 };
 };

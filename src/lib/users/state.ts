@@ -1,24 +1,21 @@
-// Initial state of the organization (`realm`) and of its users (`realm_user`).
-import { presentUser, realmHost } from './users';
-import { presentRealmState } from '../realm/realm';
-import { profileDataOf } from './profile-fields';
-import type { StateProvider } from '../state';
+// Initial state of the users area: the organization's users (`realm_user`),
+// and the user's own settings, statuses, profile fields, views and presence.
 import { Role } from '../constants';
-
-/** `realm`: the organization's settings and the server's limits. */
-export const realmState: StateProvider = async ({ db, realm, services }) => ({
-  ...(await presentRealmState(db, realm, services.config.externalUrl)),
-  // The default, for new users, of who may see their real email address.
-  realm_email_address_visibility: realm.emailAddressVisibility,
-});
+import type { StateProvider, StateProviders } from '../state';
+import { navigationViewsState } from './navigation-views';
+import { presenceState } from './presence';
+import { customProfileFieldsState, profileDataOf } from './profile-fields';
+import { userSettingsState } from './user-settings';
+import { userStatusState } from './user-status';
+import { presentUser, realmHost } from './users';
 
 /**
  * `realm_user`: every user of the organization (active humans and bots in
  * `realm_users`, deactivated ones in `realm_non_active_users`, humans with
  * their custom profile field values), and the user's own identity.
  */
-export const realmUserState: StateProvider = async ({ db, realm, user, services, clientGravatar }) => {
-  const host = realmHost(realm, services.config.externalUrl);
+export const realmUserState: StateProvider = async ({ db, realm, user, externalUrl, clientGravatar }) => {
+  const host = realmHost(realm, externalUrl);
   const users = await db.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } });
   const profileData = await profileDataOf(
     db,
@@ -44,3 +41,13 @@ export const realmUserState: StateProvider = async ({ db, realm, user, services,
     can_change_user_emails: user.canChangeUserEmails,
   };
 };
+
+/** The users area's register state. */
+export const userStateProviders = {
+  realm_user: realmUserState,
+  user_settings: userSettingsState,
+  user_status: userStatusState,
+  custom_profile_fields: customProfileFieldsState,
+  navigation_views: navigationViewsState,
+  presence: presenceState,
+} satisfies StateProviders;

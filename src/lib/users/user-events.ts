@@ -3,8 +3,7 @@
 // anonymous group settings a user is a direct member of.
 import type { Db } from '../../db/client';
 import { Role, SystemGroup, type SystemGroupName } from '../constants';
-import { readGroupSettingValues, type GroupSettingValue } from '../groups/group-settings';
-import { realmGroupSettings } from '../realm/realm';
+import { readGroupSettingValues, realmGroupSettings, type GroupSettingValue } from '../groups/group-settings';
 import { groupSettingColumns } from '../groups/user-groups';
 import { apiEmail, canSeeDeliveryEmail, realmHost } from './users';
 
