@@ -2,7 +2,7 @@
 import { ApiError, unauthorized } from '../errors';
 import { checkPassword } from '../lib/users/secrets';
 import { realmForHost } from '../lib/realm/realms';
-import type { PublicHandler } from './types';
+import type { PublicHandler, PublicHandlerMap } from './types';
 
 /** Exchanges a username and password for the account's API key. */
 export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, services, host }) => {
@@ -22,3 +22,8 @@ export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, serv
   if (user.isBot) throw new ApiError('This endpoint is not available to bots.', 'BAD_REQUEST', 401);
   return { api_key: user.apiKey, email: user.email, user_id: user.id };
 };
+
+/** The operations of this area that need no credentials, by operationId. */
+export const authHandlers = {
+  'fetch-api-key': fetchApiKey,
+} satisfies Partial<PublicHandlerMap>;

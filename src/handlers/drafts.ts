@@ -1,7 +1,7 @@
 // Drafts: GET and POST /drafts, PATCH and DELETE /drafts/{draft_id}.
 import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/drafts';
 import { checkDraftsEnabled, listDrafts, presentDraft, type DraftInput } from '../lib/messages/drafts';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Lists the user's drafts. */
 export const getDrafts: Handler<'get-drafts'> = async ({ services, user }) => {
@@ -27,3 +27,11 @@ export const deleteDraft: Handler<'delete-draft'> = async ({ params, services, u
   await doDeleteDraft(services, user, params.draft_id);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const draftHandlers = {
+  'get-drafts': getDrafts,
+  'create-drafts': createDrafts,
+  'edit-draft': editDraft,
+  'delete-draft': deleteDraft,
+} satisfies Partial<HandlerMap>;

@@ -6,7 +6,7 @@ import { doUpdateMessage } from '../actions/message-edit';
 import { ApiError } from '../errors';
 import { messageSnapshots } from '../lib/messages/edit-history';
 import { accessMessage } from '../lib/messages/message-access';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 type Snapshot = components['schemas']['EditHistorySnapshot'];
 type Attachment = components['schemas']['Attachment'];
@@ -38,3 +38,10 @@ export const deleteMessage: Handler<'delete-message'> = async ({ params, service
   await doDeleteMessage(services, realm, user, params.message_id);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const messageEditHandlers = {
+  'update-message': updateMessage,
+  'get-message-history': getMessageHistory,
+  'delete-message': deleteMessage,
+} satisfies Partial<HandlerMap>;

@@ -7,7 +7,7 @@ import { accessMessage } from '../lib/messages/message-access';
 import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
 import { flagList, presentMessages } from '../lib/messages/messages';
 import { realmHost } from '../lib/users/users';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 type Message = components['schemas']['Message'];
 
@@ -82,3 +82,12 @@ export const updateMessageFlags: Handler<'update-message-flags'> = async ({ para
   await doUpdateMessageFlags(services, user, params.op, params.flag, params.messages);
   return { messages: params.messages };
 };
+
+/** The operations of this area, by operationId. */
+export const messageHandlers = {
+  'send-message': sendMessage,
+  'get-messages': getMessages,
+  'get-message': getMessage,
+  'check-messages-match-narrow': checkMessagesMatchNarrow,
+  'update-message-flags': updateMessageFlags,
+} satisfies Partial<HandlerMap>;

@@ -1,7 +1,7 @@
 // Navigation views: GET, POST, PATCH and DELETE /navigation_views.
 import { doAddNavigationView, doEditNavigationView, doRemoveNavigationView } from '../actions/navigation-views';
 import { presentNavigationView } from '../lib/users/navigation-views';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Lists the user's navigation views. */
 export const getNavigationViews: Handler<'get-navigation-views'> = async ({ services, user }) => {
@@ -26,3 +26,11 @@ export const removeNavigationView: Handler<'remove-navigation-view'> = async ({ 
   await doRemoveNavigationView(services, user, params.fragment);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const navigationViewHandlers = {
+  'get-navigation-views': getNavigationViews,
+  'add-navigation-view': addNavigationView,
+  'edit-navigation-view': editNavigationView,
+  'remove-navigation-view': removeNavigationView,
+} satisfies Partial<HandlerMap>;

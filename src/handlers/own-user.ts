@@ -2,7 +2,7 @@
 import { maxMessageId } from '../lib/messages/messages';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { presentUser, realmHost } from '../lib/users/users';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** The requesting user, as they see themself, with their custom profile field values. */
 export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, realm }) => {
@@ -13,3 +13,8 @@ export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, real
   const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), { clientGravatar: false });
   return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: profileData.get(user.id) ?? {}, max_message_id: maxMessage };
 };
+
+/** The operations of this area, by operationId. */
+export const ownUserHandlers = {
+  'get-own-user': getOwnUser,
+} satisfies Partial<HandlerMap>;

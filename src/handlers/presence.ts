@@ -2,7 +2,7 @@
 import { doUpdatePresence } from '../actions/presence';
 import { ApiError } from '../errors';
 import { readPresences } from '../lib/users/presence';
-import type { Handler, Result } from './types';
+import type { Handler, HandlerMap, Result } from './types';
 
 /** Records the requester's status and, unless ping_only, returns everyone's presence. */
 export const updatePresence: Handler<'update-presence'> = async ({ params, services, user, realm }) => {
@@ -27,3 +27,8 @@ export const updatePresence: Handler<'update-presence'> = async ({ params, servi
     zephyr_mirror_active: false,
   };
 };
+
+/** The operations of this area, by operationId. */
+export const presenceHandlers = {
+  'update-presence': updatePresence,
+} satisfies Partial<HandlerMap>;

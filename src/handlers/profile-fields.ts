@@ -3,7 +3,7 @@ import { doCreateCustomProfileField } from '../actions/profile-fields';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** The organization's fields, in display order. */
 export const getCustomProfileFields: Handler<'get-custom-profile-fields'> = async ({ services, realm }) => ({
@@ -24,3 +24,9 @@ export const createCustomProfileField: Handler<'create-custom-profile-field'> = 
   });
   return { id };
 };
+
+/** The operations of this area, by operationId. */
+export const profileFieldHandlers = {
+  'get-custom-profile-fields': getCustomProfileFields,
+  'create-custom-profile-field': createCustomProfileField,
+} satisfies Partial<HandlerMap>;

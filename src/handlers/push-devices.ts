@@ -1,7 +1,7 @@
 // POST /users/me/apns_device_token (deprecated since feature level 406).
 import { doAddPushDeviceToken, PushKind } from '../actions/push-devices';
 import { ApiError } from '../errors';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Whether `token` is base64 that decodes to at least one byte. */
 function isBase64(token: string): boolean {
@@ -17,3 +17,8 @@ export const addApnsToken: Handler<'add-apns-token'> = async ({ params, services
   await doAddPushDeviceToken(services, user, PushKind.APNS, params.token, params.appid);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const pushDeviceHandlers = {
+  'add-apns-token': addApnsToken,
+} satisfies Partial<HandlerMap>;

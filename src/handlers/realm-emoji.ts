@@ -6,7 +6,7 @@ import { userHoldsRealmPermission } from '../lib/groups/permissions';
 import { MAX_EMOJI_FILE_SIZE_MIB, checkEmojiName, realmEmojiMap } from '../lib/emoji/realm-emoji';
 import { Role } from '../lib/constants';
 import { fileTooLarge } from '../lib/uploads/uploads';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Lists the organization's custom emoji, deactivated ones included. */
 export const getCustomEmoji: Handler<'get-custom-emoji'> = async ({ services, realm }) => ({
@@ -31,3 +31,9 @@ export const uploadCustomEmoji: Handler<'upload-custom-emoji'> = async ({ params
   await doAddRealmEmoji(services, realm, user, name, all[0]);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const realmEmojiHandlers = {
+  'get-custom-emoji': getCustomEmoji,
+  'upload-custom-emoji': uploadCustomEmoji,
+} satisfies Partial<HandlerMap>;

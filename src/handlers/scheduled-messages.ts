@@ -2,7 +2,7 @@
 // /scheduled_messages/{scheduled_message_id}.
 import { doCreateScheduledMessage, doDeleteScheduledMessage, doUpdateScheduledMessage } from '../actions/scheduled-messages';
 import { listScheduledMessages, presentScheduledMessage } from '../lib/messages/scheduled-messages';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 const fromUnix = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000));
 
@@ -42,3 +42,11 @@ export const deleteScheduledMessage: Handler<'delete-scheduled-message'> = async
   await doDeleteScheduledMessage(services, user, params.scheduled_message_id);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const scheduledMessageHandlers = {
+  'get-scheduled-messages': getScheduledMessages,
+  'create-scheduled-message': createScheduledMessage,
+  'update-scheduled-message': updateScheduledMessage,
+  'delete-scheduled-message': deleteScheduledMessage,
+} satisfies Partial<HandlerMap>;

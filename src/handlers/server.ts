@@ -1,7 +1,7 @@
 // GET /server_settings: what a client needs to know before logging in.
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
 import { realmForHost } from '../lib/realm/realms';
-import type { PublicHandler } from './types';
+import type { PublicHandler, PublicHandlerMap } from './types';
 
 /** Describes the server and the organization at the requested address. */
 export const getServerSettings: PublicHandler<'get-server-settings'> = async ({ services, host }) => {
@@ -24,3 +24,8 @@ export const getServerSettings: PublicHandler<'get-server-settings'> = async ({ 
     realm_web_public_access_enabled: false,
   };
 };
+
+/** The operations of this area that need no credentials, by operationId. */
+export const serverHandlers = {
+  'get-server-settings': getServerSettings,
+} satisfies Partial<PublicHandlerMap>;

@@ -1,7 +1,7 @@
 // PATCH /settings.
 import { doUpdateUserSettings } from '../actions/user-settings';
 import { userSettingColumns, type UserSettingName } from '../lib/users/user-settings';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Changes the requester's own settings. */
 export const updateSettings: Handler<'update-settings'> = async ({ params, services, user }) => {
@@ -13,3 +13,8 @@ export const updateSettings: Handler<'update-settings'> = async ({ params, servi
   await doUpdateUserSettings(services, user, { fullName: params.full_name, settings });
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const settingsHandlers = {
+  'update-settings': updateSettings,
+} satisfies Partial<HandlerMap>;

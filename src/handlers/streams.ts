@@ -8,7 +8,7 @@ import { listStreamsForUser } from '../lib/channels/stream-lists';
 import { presentStreams, streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
 import type { GroupSettingChange } from '../actions/stream-settings';
 import { displayTopic, topicHistory } from '../lib/channels/topics';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 type Channel = components['schemas']['Channel'];
 
@@ -81,3 +81,12 @@ export const getStreamTopics: Handler<'get-stream-topics'> = async ({ params, se
   const allowEmpty = params.allow_empty_topic_name ?? false;
   return { topics: topics.map((t) => ({ name: displayTopic(t.name, allowEmpty), max_id: t.max_id })) };
 };
+
+/** The operations of this area, by operationId. */
+export const streamHandlers = {
+  'get-streams': getStreams,
+  'get-stream-by-id': getStreamById,
+  'archive-stream': archiveStream,
+  'update-stream': updateStream,
+  'get-stream-topics': getStreamTopics,
+} satisfies Partial<HandlerMap>;

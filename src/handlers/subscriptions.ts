@@ -8,7 +8,7 @@ import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
 import { activeSubscriptions, presentSubscriptions, subscriptionProperties } from '../lib/channels/subscriptions';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 type Subscription = components['schemas']['Subscription'];
 
@@ -76,3 +76,11 @@ export const updateSubscriptionSettings: Handler<'update-subscription-settings'>
   await doUpdateSubscriptionProperties(services, user, changes);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const subscriptionHandlers = {
+  'get-subscriptions': getSubscriptions,
+  subscribe: subscribe,
+  unsubscribe: unsubscribe,
+  'update-subscription-settings': updateSubscriptionSettings,
+} satisfies Partial<HandlerMap>;

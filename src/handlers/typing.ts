@@ -1,6 +1,6 @@
 // Typing notifications: POST /typing and POST /messages/{message_id}/typing.
 import { doSetMessageEditTypingStatus, doSetTypingStatus } from '../actions/typing';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Announces that the user started or stopped composing to a conversation. */
 export const setTypingStatus: Handler<'set-typing-status'> = async ({ params, services, user, realm }) => {
@@ -14,3 +14,9 @@ export const setTypingStatusForMessageEdit: Handler<'set-typing-status-for-messa
   await doSetMessageEditTypingStatus(services, realm, user, params.message_id, params.op);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const typingHandlers = {
+  'set-typing-status': setTypingStatus,
+  'set-typing-status-for-message-edit': setTypingStatusForMessageEdit,
+} satisfies Partial<HandlerMap>;

@@ -3,7 +3,7 @@ import { doUploadFile } from '../actions/uploads';
 import { ApiError } from '../errors';
 import { attachmentsOf, uploadSpaceUsed } from '../lib/uploads/attachments';
 import { MAX_FILE_UPLOAD_SIZE_MIB, fileTooLarge } from '../lib/uploads/uploads';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** Stores the one file of the request and answers its URL. */
 export const uploadFile: Handler<'upload-file'> = async ({ services, user, realm, files }) => {
@@ -22,3 +22,9 @@ export const getAttachments: Handler<'get-attachments'> = async ({ services, use
     attachments: await attachmentsOf(db, user.id),
     upload_space_used: await uploadSpaceUsed(db, realm.id),
   }));
+
+/** The operations of this area, by operationId. */
+export const uploadHandlers = {
+  'upload-file': uploadFile,
+  'get-attachments': getAttachments,
+} satisfies Partial<HandlerMap>;

@@ -4,7 +4,7 @@
 import { doCreateUserGroup, doDeactivateUserGroup, doUpdateUserGroup, doUpdateUserGroupMembers, type SettingChange } from '../actions/user-groups';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { groupSettingColumns, presentUserGroups, requireMemberOrAdmin, type GroupSettingName } from '../lib/groups/user-groups';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 const settingNames = Object.keys(groupSettingColumns) as GroupSettingName[];
 
@@ -55,3 +55,12 @@ export const updateUserGroupMembers: Handler<'update-user-group-members'> = asyn
   });
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const userGroupHandlers = {
+  'get-user-groups': getUserGroups,
+  'create-user-group': createUserGroup,
+  'update-user-group': updateUserGroup,
+  'deactivate-user-group': deactivateUserGroup,
+  'update-user-group-members': updateUserGroupMembers,
+} satisfies Partial<HandlerMap>;

@@ -4,7 +4,7 @@ import { doUpdateUserStatus } from '../actions/user-status';
 import { ApiError } from '../errors';
 import { presentUserStatus } from '../lib/users/user-status';
 import { accessUserById } from '../lib/users/users';
-import type { Handler } from './types';
+import type { Handler, HandlerMap } from './types';
 
 /** The status a user has set; an empty object when none. */
 export const getUserStatus: Handler<'get-user-status'> = async ({ params, services, user }) => {
@@ -37,3 +37,10 @@ export const updateStatusForUser: Handler<'update-status-for-user'> = async ({ p
   });
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const userStatusHandlers = {
+  'get-user-status': getUserStatus,
+  'update-status': updateStatus,
+  'update-status-for-user': updateStatusForUser,
+} satisfies Partial<HandlerMap>;

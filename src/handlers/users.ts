@@ -5,7 +5,7 @@ import { doCreateUserByAdmin, doDeactivateUser, doReactivateUser, doUpdateUser, 
 import type { User } from '../../generated/prisma/sqlite/client';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { accessUserByEmail, accessUserById, presentUser, realmHost } from '../lib/users/users';
-import type { AuthedRequest, Handler, OperationId } from './types';
+import type { AuthedRequest, Handler, HandlerMap, OperationId } from './types';
 
 type UserPresented = ReturnType<typeof presentUser>;
 
@@ -83,3 +83,15 @@ export const reactivateUser: Handler<'reactivate-user'> = async ({ params, servi
   await doReactivateUser(services, target);
   return {};
 };
+
+/** The operations of this area, by operationId. */
+export const userHandlers = {
+  'get-users': getUsers,
+  'get-user': getUser,
+  'get-user-by-email': getUserByEmail,
+  'create-user': createUser,
+  'update-user': updateUser,
+  'update-user-by-email': updateUserByEmail,
+  'deactivate-user': deactivateUser,
+  'reactivate-user': reactivateUser,
+} satisfies Partial<HandlerMap>;
