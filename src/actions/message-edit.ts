@@ -11,13 +11,14 @@ import { ApiError, badRequest } from '../errors';
 import { withEdit, type EditEntry } from '../lib/messages/edit-history';
 import { renderMarkdown } from '../lib/markdown';
 import { accessMessage, invalidMessage, readableMessages } from '../lib/messages/message-access';
-import { checkEditMentions, reattachUploads, updateMentionFlags, type DetachedUpload } from '../lib/messages/message-edit-content';
+import { checkEditMentions } from '../lib/messages/mentions';
 import { checkChannelMove, checkContentEdit, checkTopicEdit, checkWholeTopicLimit, isModeratorOrAbove, resolveKind, subscribersAmong, RESOLVED_TOPIC_PREFIX } from '../lib/messages/message-edit-rules';
 import { checkCanPost, normalizeContent } from '../lib/messages/message-send';
 import { buildRenderContext } from '../lib/markdown/render-context';
 import { ChannelAccess, isGuest } from '../lib/channels/stream-access';
 import { checkTopicAllowed, normalizeTopic } from '../lib/channels/topics';
 import type { Services } from '../services';
+import { reattachUploads, updateMentionFlags, type DetachedUpload } from './message-edit-content';
 
 /** What PATCH /messages/{id} asks. */
 export interface EditRequest {

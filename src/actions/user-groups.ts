@@ -9,11 +9,11 @@ import {
   canonicalSettingValue,
   checkSettingChange,
   readGroupSettingValue,
-  resolveGroupSettingValue,
   systemGroupId,
   userGroupSettingRules,
   type GroupSettingValue,
 } from '../lib/groups/group-settings';
+import { resolveGroupSettingValue } from './group-settings';
 import { userHoldsRealmPermission } from '../lib/groups/permissions';
 import { activeUserIds } from '../lib/users/user-events';
 import { accessUserGroupForUpdate, deactivationObjections, groupSettingColumns, presentUserGroup, type GroupSettingName } from '../lib/groups/user-groups';

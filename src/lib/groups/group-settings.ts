@@ -1,8 +1,8 @@
 // Group-setting values (Part 2.2): a setting holds the ID of a user group. A
 // named group reads back as its ID; an anonymous group (no name) reads back as
 // its direct members and subgroups. This file also knows each setting's rules
-// (which system groups it accepts) and turns a requested value into the ID of
-// a group, creating or reusing the anonymous group behind it.
+// (which system groups it accepts) and checks a requested value against them;
+// actions/group-settings.ts stores the value.
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
@@ -147,21 +147,17 @@ async function namedGroupForSetting(db: Db, realmId: number, groupId: number) {
   return group;
 }
 
+/** A setting value after its checks: the ID of a named group, or the members and subgroups of an anonymous one. */
+export type CheckedSettingValue = number | { members: number[]; subgroups: number[] };
+
 /**
- * Turns a canonical value into the ID of the group that will hold the
- * setting: a named group is checked against the setting's rule; a collection
- * reuses `currentGroupId` when that is already an anonymous group, or creates one.
+ * Checks a canonical value against the setting's rule, with Zulip's messages:
+ * a named group must be one the setting accepts; a collection must name
+ * active users and usable named groups of the realm.
  */
-export async function resolveGroupSettingValue(
-  tx: Db,
-  realmId: number,
-  settingName: string,
-  rule: GroupSettingRule,
-  value: GroupSettingValue,
-  currentGroupId?: number | null,
-): Promise<number> {
+export async function checkGroupSettingValue(db: Db, realmId: number, settingName: string, rule: GroupSettingRule, value: GroupSettingValue): Promise<CheckedSettingValue> {
   if (typeof value === 'number') {
-    const group = await namedGroupForSetting(tx, realmId, value);
+    const group = await namedGroupForSetting(db, realmId, value);
     if (rule.requireSystemGroup && !group.isSystemGroup) throw systemGroupRequired(settingName);
     const refuse = (groupName: string) => new ApiError(`'${settingName}' setting cannot be set to '${groupName}' group.`);
     if (group.name === SystemGroup.INTERNET) throw refuse(SystemGroup.INTERNET);
@@ -174,21 +170,14 @@ export async function resolveGroupSettingValue(
   if (rule.requireSystemGroup) throw systemGroupRequired(settingName);
   const members = [...new Set(value.direct_members)];
   const subgroups = [...new Set(value.direct_subgroups)];
-  const users = await tx.user.findMany({ where: { id: { in: members }, realmId, isActive: true }, select: { id: true } });
+  const users = await db.user.findMany({ where: { id: { in: members }, realmId, isActive: true }, select: { id: true } });
   const missingUser = members.find((id) => !users.some((u) => u.id === id));
   if (missingUser !== undefined) throw new ApiError(`Invalid user ID: ${missingUser}`);
-  const groups = await tx.userGroup.findMany({ where: { id: { in: subgroups }, realmId, name: { not: null } } });
+  const groups = await db.userGroup.findMany({ where: { id: { in: subgroups }, realmId, name: { not: null } } });
   const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
   if (missingGroup !== undefined) throw new ApiError(`Invalid user group ID: ${missingGroup}`);
   if (groups.some((g) => g.deactivated)) throw new ApiError('User group is deactivated.');
-
-  const current = currentGroupId ? await tx.userGroup.findUnique({ where: { id: currentGroupId }, select: { id: true, name: true } }) : null;
-  const groupId = current && current.name === null ? current.id : (await tx.userGroup.create({ data: { realmId } })).id;
-  await tx.userGroupMember.deleteMany({ where: { groupId } });
-  await tx.userGroupSubgroup.deleteMany({ where: { supergroupId: groupId } });
-  await tx.userGroupMember.createMany({ data: members.map((userId) => ({ groupId, userId })) });
-  await tx.userGroupSubgroup.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: groupId, subgroupId })) });
-  return groupId;
+  return { members, subgroups };
 }
 
 function systemGroupRequired(settingName: string): ApiError {
