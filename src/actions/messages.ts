@@ -4,11 +4,12 @@
 // event with their flags.
 import { Prisma, type Message, type Realm, type User } from '../../generated/prisma/sqlite/client';
 import { executeRows, queryRows, type Db, type OnCommit } from '../db/client';
-import { ApiError, badRequest } from '../errors';
+import { badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
 import { invalidMessage, readableMessages } from '../lib/messages/message-access';
-import { resolveAddressee, normalizeContent, type Addressee } from '../lib/messages/message-send';
-import { WILDCARD_MENTION_THRESHOLD } from '../lib/messages/mentions';
+import { isMeMessage, normalizeContent, resolveAddressee, type Addressee } from '../lib/messages/message-send';
+import { editableFlags, flagList, isEditableFlag, isServerFlag } from '../lib/messages/flags';
+import { checkMentions } from '../lib/messages/mentions';
 import { presentMessage, type PresentLookups } from '../lib/messages/messages';
 import { dmKeyOf } from '../lib/narrow/narrow';
 import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow/narrow-events';
@@ -36,52 +37,21 @@ interface Delivery {
   flagsOf: (userId: number) => { read: boolean; mentioned: boolean; streamWildcardMentioned: boolean; topicWildcardMentioned: boolean };
 }
 
-/** Refuses group mentions the sender may not make ("You are not allowed to mention user group ..."). */
-async function checkGroupMentions(db: Db, access: ChannelAccess, groupIds: Set<number>): Promise<number[]> {
-  if (groupIds.size === 0) return [];
-  const groups = await db.userGroup.findMany({ where: { id: { in: [...groupIds] } }, select: { id: true, name: true, canMentionGroupId: true } });
-  const mentioned = new Set<number>();
-  for (const g of groups) {
-    if (g.canMentionGroupId !== null && !(await access.holds(g.canMentionGroupId))) throw badRequest(`You are not allowed to mention user group '${g.name}'.`);
-  }
-  for (const id of await membersOfGroups(db, groups.map((g) => g.id))) mentioned.add(id);
-  return [...mentioned];
-}
-
-/** Users who sent or reacted to messages in a topic (for topic wildcard mentions). */
-async function topicParticipants(db: Db, streamId: number, topicLower: string): Promise<Set<number>> {
-  const [senders, reactors] = await Promise.all([
-    db.message.findMany({ where: { streamId, topicLower }, distinct: ['senderId'], select: { senderId: true } }),
-    db.reaction.findMany({ where: { message: { streamId, topicLower } }, distinct: ['userId'], select: { userId: true } }),
-  ]);
-  return new Set([...senders.map((s) => s.senderId), ...reactors.map((r) => r.userId)]);
-}
-
 /** Works out who receives the message and with which flags, checking wildcard permissions. */
 async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, to: Addressee, rendered: RenderResult, readBySender: boolean): Promise<Delivery> {
-  const groupMembers = await checkGroupMentions(db, access, rendered.mentionedGroupIds);
-  const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
   let userIds: number[];
-  let participants: Set<number> | null = null;
   if (to.kind === 'stream') {
     const subs = await queryRows<{ userId: number | bigint }>(db, Prisma.sql`
       SELECT s."userId" AS "userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
       WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`);
     userIds = subs.map((s) => Number(s.userId));
-    const mayMentionMany = () => access.holds(realm.canMentionManyUsersGroupId);
-    if (rendered.streamWildcard && userIds.length > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
-      throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
-    }
-    if (rendered.topicWildcard) {
-      participants = await topicParticipants(db, to.stream.id, to.topic.toLowerCase());
-      participants.add(sender.id);
-      if (participants.size > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
-        throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
-      }
-    }
   } else {
     userIds = to.recipients.map((u) => u.id);
   }
+  const scope = to.kind === 'stream' ? { streamId: to.stream.id, topicLower: to.topic.toLowerCase(), subscriberCount: userIds.length } : null;
+  const participants = await checkMentions(db, access, realm, rendered, scope);
+  const groupMembers = rendered.mentionedGroupIds.size > 0 ? await membersOfGroups(db, [...rendered.mentionedGroupIds]) : [];
+  const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
   if (!userIds.includes(sender.id)) userIds.push(sender.id);
   return {
     userIds,
@@ -92,17 +62,6 @@ async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, t
       topicWildcardMentioned: rendered.topicWildcard && (participants === null || participants.has(userId)),
     }),
   };
-}
-
-/** The API flag names of a new row. */
-function flagNames(f: ReturnType<Delivery['flagsOf']>): string[] {
-  const out: string[] = [];
-  if (f.read) out.push('read');
-  if (f.mentioned) out.push('mentioned');
-  if (f.streamWildcardMentioned || f.topicWildcardMentioned) out.push('wildcard_mentioned');
-  if (f.streamWildcardMentioned) out.push('stream_wildcard_mentioned');
-  if (f.topicWildcardMentioned) out.push('topic_wildcard_mentioned');
-  return out;
 }
 
 /** Sends a message; returns its ID. */
@@ -137,7 +96,7 @@ export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Servic
     hasAttachment: rendered.hasAttachment,
     hasImage: rendered.hasImage,
     hasLink: rendered.hasLink,
-    isMeMessage: /^\/me\s/.test(content) && !content.includes('\n'),
+    isMeMessage: isMeMessage(content),
   };
   const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
   await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
@@ -196,7 +155,7 @@ function messageFacts(message: Message, sender: User, to: Addressee, host: strin
 function publishMessage(services: Services, message: Record<string, unknown>, facts: MessageFacts, delivery: Delivery, senderId: number, localId: string | undefined, publicChannelRealmId: number | null): void {
   const groups = new Map<string, { flags: string[]; userIds: number[] }>();
   for (const userId of delivery.userIds) {
-    const flags = flagNames(delivery.flagsOf(userId));
+    const flags = flagList(delivery.flagsOf(userId));
     const key = userId === senderId ? `sender:${flags.join(',')}` : flags.join(',');
     const group = groups.get(key) ?? { flags, userIds: [] };
     group.userIds.push(userId);
@@ -218,20 +177,15 @@ async function claimAttachments(tx: Db, sender: User, message: Message, pathIds:
 }
 
 
-/** Flags a user may set, and the column of each (collapsed is accepted but not stored). */
-const editableFlags = { read: 'read', starred: 'starred', collapsed: null } as const;
-/** Flags the server sets; naming them gives "Flag not editable". */
-const serverFlags = new Set(['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'has_alert_word', 'historical']);
-
 /**
  * Adds or removes a personal flag on messages. Messages the user can read but
  * never received get a `historical` row. Marking as unread skips channel
  * messages of channels the user is not subscribed to.
  */
 export async function doUpdateMessageFlags(services: Services, user: User, op: string, flag: string, messageIds: number[]): Promise<void> {
-  if (!(flag in editableFlags)) throw badRequest(serverFlags.has(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`);
+  if (!isEditableFlag(flag)) throw badRequest(isServerFlag(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`);
   if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
-  const column = editableFlags[flag as keyof typeof editableFlags];
+  const column = editableFlags[flag];
   const adding = op === 'add';
   await services.db.write(async (tx, onCommit) => {
     let ids = [...new Set(messageIds)];

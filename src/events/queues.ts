@@ -9,6 +9,17 @@ export type EventBody = { type: string } & Record<string, unknown>;
 /** An event as delivered: with its position in the queue. */
 export type QueuedEvent = EventBody & { id: number };
 
+/**
+ * One term of a narrow, in the one form the server works with: parsed once,
+ * where a request brings it in, from either form a client sends
+ * (lib/narrow/narrow.ts).
+ */
+export interface NarrowTerm {
+  operator: string;
+  operand: unknown;
+  negated: boolean;
+}
+
 /** What a client asked for when it registered. */
 export interface QueueOptions {
   userId: number;
@@ -17,7 +28,7 @@ export interface QueueOptions {
   eventTypes: string[] | null;
   allPublicStreams: boolean;
   /** Message events are kept only when they match this narrow (empty: all). */
-  narrow: unknown[];
+  narrow: NarrowTerm[];
   clientCapabilities: Record<string, unknown>;
   /** Message content as HTML (true) or raw Markdown (false). */
   applyMarkdown: boolean;

@@ -1,24 +1,14 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
 import { Role, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
+import { parseNarrow } from '../lib/narrow/narrow';
 import type { StateRequest } from '../lib/state';
 import { stateProviders } from './register-state';
 import type { Handler, HandlerMap } from './types';
 
-type NarrowTerm = StateRequest['narrow'][number];
-
-/** Accepts a narrow as [operator, operand] pairs or as objects. */
-function normalizeNarrow(raw: unknown[] | undefined): NarrowTerm[] {
-  return (raw ?? []).map((term, i) => {
-    if (Array.isArray(term) && term.length === 2 && typeof term[0] === 'string') return { operator: term[0], operand: term[1] };
-    if (term && typeof term === 'object' && typeof (term as NarrowTerm).operator === 'string' && 'operand' in term) return term as NarrowTerm;
-    throw badRequest(`narrow[${i}] is not a valid narrow term`);
-  });
-}
-
 /** Creates an event queue and returns it with the initial state asked for. */
 export const registerQueue: Handler<'register-queue'> = async ({ params, services, user, realm }) => {
-  const narrow = normalizeNarrow(params.narrow as unknown[] | undefined);
+  const narrow = parseNarrow(params.narrow);
   if (params.all_public_streams && user.role === Role.GUEST) throw badRequest('User not authorized for this query');
   const eventTypes = params.event_types ?? null;
   const fetchTypes = params.fetch_event_types ?? eventTypes;

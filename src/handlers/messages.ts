@@ -5,7 +5,9 @@ import { doSendMessage, doUpdateMessageFlags } from '../actions/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
 import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
-import { flagList, presentMessages } from '../lib/messages/messages';
+import { flagList } from '../lib/messages/flags';
+import { presentMessages } from '../lib/messages/messages';
+import { parseNarrow } from '../lib/narrow/narrow';
 import { realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
 
@@ -35,7 +37,7 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
       numBefore: params.num_before ?? 0,
       numAfter: params.num_after ?? 0,
       includeAnchor: params.include_anchor ?? true,
-      narrow: params.narrow,
+      narrow: parseNarrow(params.narrow),
       messageIds: params.message_ids as unknown as number[] | undefined,
     });
     const messages = await presentMessages(db, user, realm, realmHost(realm, services.config.externalUrl), fetched.messages, fetched.flags, {
@@ -72,7 +74,7 @@ export const getMessage: Handler<'get-message'> = async ({ params, services, use
 /** Which of the given messages match a narrow. */
 export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = async ({ params, services, user }) => {
   const messages = await services.db.read((db) =>
-    messagesMatchingNarrow(db, services.db.provider, user, params.msg_ids as unknown as number[], params.narrow),
+    messagesMatchingNarrow(db, services.db.provider, user, params.msg_ids as unknown as number[], parseNarrow(params.narrow)),
   );
   return { messages };
 };

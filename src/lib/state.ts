@@ -5,6 +5,7 @@
 // an event type gets both the current state and the events that change it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
+import type { NarrowTerm } from '../events/queues';
 
 /** What a provider knows about the registration. */
 export interface StateRequest {
@@ -18,8 +19,8 @@ export interface StateRequest {
   includeSubscribers: boolean;
   slimPresence: boolean;
   clientCapabilities: Record<string, unknown>;
-  /** The narrow the queue was registered with (objects with operator, operand, negated). */
-  narrow: { operator: string; operand: unknown; negated?: boolean }[];
+  /** The narrow the queue was registered with. */
+  narrow: NarrowTerm[];
 }
 
 /** Computes the initial-state fields of one event type. */

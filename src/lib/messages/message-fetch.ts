@@ -7,8 +7,10 @@ import { Prisma } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
 import { readableMessages } from './message-access';
-import { dmParticipants, flagList, type PresentedMessage } from './messages';
-import { normalizeNarrow, resolveNarrow, searchText, type NarrowTerm, type ResolvedTerm } from '../narrow/narrow';
+import { flagList } from './flags';
+import { dmParticipants, type PresentedMessage } from './messages';
+import type { NarrowTerm } from '../../events/queues';
+import { resolveNarrow, searchText, type ResolvedTerm } from '../narrow/narrow';
 import { narrowCondition, type SqlContext } from '../narrow/narrow-sql';
 import { searchFields } from '../narrow/search';
 import { ChannelAccess, isGuest } from '../channels/stream-access';
@@ -26,7 +28,7 @@ export interface FetchRequest {
   numBefore: number;
   numAfter: number;
   includeAnchor: boolean;
-  narrow: unknown;
+  narrow: NarrowTerm[];
   messageIds?: number[];
 }
 
@@ -60,8 +62,8 @@ export async function applyWithOperator(db: Db, user: User, narrow: NarrowTerm[]
   const conversation = new Set(['channel', 'stream', 'topic', 'subject', 'dm', 'pm-with']);
   const kept = rest.filter((t) => !conversation.has(t.operator));
   const m = found.message;
-  if (m.streamId !== null) return [...kept, { operator: 'channel', operand: m.streamId }, { operator: 'topic', operand: m.topic }];
-  return [...kept, { operator: 'dm', operand: dmParticipants(m.dmKey) }];
+  if (m.streamId !== null) return [...kept, { operator: 'channel', operand: m.streamId, negated: false }, { operator: 'topic', operand: m.topic, negated: false }];
+  return [...kept, { operator: 'dm', operand: dmParticipants(m.dmKey), negated: false }];
 }
 
 /** Whether the narrow may include messages the user never received (channel history). */
@@ -119,7 +121,7 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
   if (numBefore > 0 && numAfter > 0 && !request.includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');
 
   const access = new ChannelAccess(db, user);
-  const narrow = await applyWithOperator(db, user, normalizeNarrow(request.narrow));
+  const narrow = await applyWithOperator(db, user, request.narrow);
   const terms = await resolveNarrow(db, user, narrow);
   const history = await includesHistory(access, narrow, terms);
   const needsMuted = terms.some((t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in');
@@ -234,8 +236,8 @@ async function fetchRange(query: IdQuery, idColumn: Prisma.Sql, anchor: number, 
  * GET /messages/matches_narrow: which of `ids` (among messages the user
  * received) match the narrow, with search highlights.
  */
-export async function messagesMatchingNarrow(db: Db, provider: SqlContext['provider'], user: User, ids: number[], rawNarrow: unknown): Promise<Record<string, { match_content: string; match_subject: string }>> {
-  const narrow = await applyWithOperator(db, user, normalizeNarrow(rawNarrow));
+export async function messagesMatchingNarrow(db: Db, provider: SqlContext['provider'], user: User, ids: number[], parsed: NarrowTerm[]): Promise<Record<string, { match_content: string; match_subject: string }>> {
+  const narrow = await applyWithOperator(db, user, parsed);
   const terms = await resolveNarrow(db, user, narrow);
   if (ids.length === 0) return {};
   const needsMuted = terms.some((t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in');

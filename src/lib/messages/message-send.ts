@@ -18,6 +18,11 @@ export function normalizeContent(raw: string): string {
   return truncate(content, MAX_MESSAGE_LENGTH, '\n[message truncated]');
 }
 
+/** Whether stored content is a /me message (one line starting with "/me "). */
+export function isMeMessage(content: string): boolean {
+  return /^\/me\s/.test(content) && !content.includes('\n');
+}
+
 /** The single channel named by `to` (a name, an ID, or a one-element list of either). */
 function channelIndicator(to: unknown): string | number {
   if (Array.isArray(to)) {

@@ -1,10 +1,11 @@
 // Messages as the API shows them (the message object of GET /messages and of
 // message events), built field by field for one viewer, with every lookup
 // (senders, channels, participants, reactions) done once per batch.
-import { Prisma, type Message, type Reaction, type Realm, type User, type UserMessage } from '../../../generated/prisma/sqlite/client';
+import { Prisma, type Message, type Reaction, type Realm, type User } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
 import { editHistoryPolicies } from '../realm/realm';
 import { displayTopic } from '../channels/topics';
+import { flagList } from './flags';
 import { apiEmail, avatarUrl, canSeeDeliveryEmail } from '../users/users';
 
 /** The message object of the API. */
@@ -19,21 +20,6 @@ export interface PresentOptions {
 
 /** The columns of a message that its API object shows. */
 export type PresentedMessage = Pick<Message, 'id' | 'senderId' | 'streamId' | 'dmKey' | 'topic' | 'content' | 'renderedContent' | 'dateSent' | 'lastEditTime' | 'lastMovedTime' | 'editHistory' | 'sendingClient' | 'isMeMessage'>;
-
-/** The user's flags of one message, as the API names them (without internal ones). */
-export function flagList(um: Pick<UserMessage, 'read' | 'starred' | 'mentioned' | 'streamWildcardMentioned' | 'topicWildcardMentioned' | 'hasAlertWord' | 'historical'> | null | undefined): string[] {
-  if (!um) return ['read', 'historical'];
-  const flags: string[] = [];
-  if (um.read) flags.push('read');
-  if (um.starred) flags.push('starred');
-  if (um.mentioned) flags.push('mentioned');
-  if (um.streamWildcardMentioned || um.topicWildcardMentioned) flags.push('wildcard_mentioned');
-  if (um.streamWildcardMentioned) flags.push('stream_wildcard_mentioned');
-  if (um.topicWildcardMentioned) flags.push('topic_wildcard_mentioned');
-  if (um.hasAlertWord) flags.push('has_alert_word');
-  if (um.historical) flags.push('historical');
-  return flags;
-}
 
 /** The participants of a direct message, from its key. */
 export function dmParticipants(dmKey: string | null): number[] {

@@ -4,7 +4,7 @@
 // (IDs, real emails, raw content), so matching needs no database.
 //
 // Wiring: `installMessageEventHooks(services.queues)` runs once at start.
-import type { EventBody, EventQueues, QueuedEvent } from '../../events/queues';
+import type { EventBody, EventQueues, NarrowTerm, QueuedEvent } from '../../events/queues';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../constants';
 import { searchWords } from './narrow-sql';
 
@@ -30,12 +30,6 @@ export interface MessageFacts {
   gravatarAvatarUrl: string | null;
 }
 
-type Term = { operator: string; operand: unknown; negated?: boolean };
-
-function asTerms(narrow: unknown[]): Term[] {
-  return narrow.map((t) => (Array.isArray(t) ? { operator: String(t[0]), operand: t[1] } : (t as Term)));
-}
-
 function userMatches(operand: unknown, id: number, email: string): boolean {
   if (typeof operand === 'number') return operand === id;
   return String(operand).trim().toLowerCase() === email;
@@ -58,7 +52,7 @@ function participantsMatch(operand: unknown, facts: MessageFacts, viewerId: numb
 }
 
 /** Whether one term (before negation) holds for a message with these facts and flags. */
-function termHolds(term: Term, facts: MessageFacts, flags: string[], viewerId: number): boolean {
+function termHolds(term: NarrowTerm, facts: MessageFacts, flags: string[], viewerId: number): boolean {
   const { operator, operand } = term;
   switch (operator) {
     case 'channel':
@@ -110,11 +104,11 @@ function termHolds(term: Term, facts: MessageFacts, flags: string[], viewerId: n
 }
 
 /** Whether a message event matches `narrow` for the queue's user. */
-export function messageMatchesNarrow(narrow: unknown[], event: EventBody, viewerId: number): boolean {
+export function messageMatchesNarrow(narrow: NarrowTerm[], event: EventBody, viewerId: number): boolean {
   const facts = (event as unknown as Record<symbol, MessageFacts | undefined>)[MESSAGE_FACTS];
   if (!facts) return true;
   const flags = (event.flags as string[] | undefined) ?? [];
-  return asTerms(narrow).every((t) => termHolds(t, facts, flags, viewerId) !== Boolean(t.negated));
+  return narrow.every((t) => termHolds(t, facts, flags, viewerId) !== t.negated);
 }
 
 /** Sets the queues' narrow filter to match message events against each queue's narrow. */

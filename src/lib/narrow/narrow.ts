@@ -1,18 +1,12 @@
 // Narrows (Part 2.15): lists of {operator, operand, negated} filters. This file
-// normalizes the two accepted shapes and resolves operands (channel names,
+// parses the two accepted shapes and resolves operands (channel names,
 // user emails, ...) into IDs, refusing unknown operators and operands with
 // BAD_NARROW and Zulip's messages. narrow-sql.ts turns the result into SQL.
 import { Prisma, type Stream, type User } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
-import { ApiError } from '../../errors';
+import { ApiError, badRequest } from '../../errors';
+import type { NarrowTerm } from '../../events/queues';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../constants';
-
-/** A narrow term as a client sends it. */
-export interface NarrowTerm {
-  operator: string;
-  operand: unknown;
-  negated?: boolean;
-}
 
 /** A term whose operands are resolved to what the database stores. */
 export type ResolvedTerm = { negated: boolean } & (
@@ -40,13 +34,20 @@ const isOperands = new Set(['dm', 'private', 'starred', 'mentioned', 'unread', '
 const hasOperands = new Set(['link', 'attachment', 'image', 'reaction']);
 const knownOperators = new Set(['channel', 'stream', 'channels', 'streams', 'topic', 'subject', 'sender', 'dm', 'pm-with', 'dm-including', 'group-pm-with', 'is', 'has', 'id', 'near', 'with', 'search', 'in']);
 
-/** Accepts terms as objects or as legacy [operator, operand] pairs. */
-export function normalizeNarrow(raw: unknown): NarrowTerm[] {
+/**
+ * Parses a narrow as a request brings it in: terms as objects or as legacy
+ * [operator, operand] pairs, into the one form the rest of the server uses.
+ * No narrow is the empty one.
+ */
+export function parseNarrow(raw: unknown): NarrowTerm[] {
   if (!Array.isArray(raw)) return [];
-  return raw.map((term) => {
-    if (Array.isArray(term)) return { operator: String(term[0]), operand: term[1], negated: false };
-    const t = term as NarrowTerm;
-    return { operator: t.operator, operand: t.operand, negated: t.negated ?? false };
+  return raw.map((term: unknown, i) => {
+    if (Array.isArray(term) && term.length === 2 && typeof term[0] === 'string') return { operator: term[0], operand: term[1], negated: false };
+    if (term && typeof term === 'object' && typeof (term as NarrowTerm).operator === 'string' && 'operand' in term) {
+      const { operator, operand, negated } = term as NarrowTerm;
+      return { operator, operand, negated: Boolean(negated) };
+    }
+    throw badRequest(`narrow[${i}] is not a valid narrow term`);
   });
 }
 
@@ -81,8 +82,7 @@ export async function streamOfOperand(db: Db, realmId: number, operand: unknown)
 export async function resolveNarrow(db: Db, user: Pick<User, 'id' | 'realmId'>, narrow: NarrowTerm[]): Promise<ResolvedTerm[]> {
   const out: ResolvedTerm[] = [];
   for (const term of narrow) {
-    const negated = term.negated ?? false;
-    const { operator, operand } = term;
+    const { operator, operand, negated } = term;
     if (!knownOperators.has(operator)) throw badNarrow(`unknown operator ${operator}`);
     if (channelOperators.has(operator)) {
       const stream = await streamOfOperand(db, user.realmId, operand);
