@@ -4,7 +4,8 @@
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
-import { checkEmoji, checkEmojiCodeForm, emojiByName, messageAudience, reactionEvent, reactionExists, reactionMissing, type EmojiRef } from '../lib/messages/reactions';
+import { checkEmoji, emojiByName, type EmojiRef } from '../lib/emoji/lookup';
+import { checkEmojiCodeForm, messageAudience, reactionEvent, reactionExists, reactionMissing } from '../lib/messages/reactions';
 import { apiEmail, realmHost } from '../lib/users/users';
 import type { Services } from '../services';
 import type { Db } from '../db/client';

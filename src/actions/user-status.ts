@@ -4,7 +4,7 @@ import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
 import { ReactionType } from '../lib/emoji/emoji';
 import { activeUserIds } from '../lib/users/user-events';
-import { checkEmoji, emojiByName } from '../lib/users/user-status';
+import { checkEmoji, emojiByName } from '../lib/emoji/lookup';
 import type { Services } from '../services';
 
 /** The fields of a status request; absent fields stay as they are. */
@@ -33,7 +33,7 @@ export async function doUpdateUserStatus(services: Services, target: User, chang
       emojiCode ??= found.code;
       reactionType ??= found.type;
     }
-    await services.db.read((db) => checkEmoji(db, target.realmId, emojiName!, emojiCode!, reactionType!));
+    await services.db.read((db) => checkEmoji(db, target.realmId, emojiName!, { code: emojiCode!, type: reactionType! }));
   } else if (emojiCode || reactionType) {
     throw new ApiError('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
   }

@@ -1,15 +1,10 @@
-// Emoji reactions: turning a name into a (code, type) pair, checking that a
-// new reaction names a real emoji, and working out who hears about a change.
+// Emoji reactions: the errors of adding and removing one, the form of an
+// emoji code, and who hears about a change (emoji lookups: lib/emoji/lookup.ts).
 import type { Message, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
-import { extraEmoji, ReactionType, unicodeEmojiCode, unicodeEmojiName } from '../emoji/emoji';
-
-/** An emoji as a reaction stores it. */
-export interface EmojiRef {
-  code: string;
-  type: string;
-}
+import type { EmojiRef } from '../emoji/lookup';
+import { ReactionType } from '../emoji/emoji';
 
 /** "Reaction already exists." */
 export function reactionExists(): ApiError {
@@ -19,37 +14,6 @@ export function reactionExists(): ApiError {
 /** "Reaction doesn't exist." */
 export function reactionMissing(): ApiError {
   return new ApiError("Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
-}
-
-/**
- * The code and type of the emoji called `name`: an active custom emoji of the
- * organization first, then the extra emoji (`zulip`), then Unicode emoji.
- */
-export async function emojiByName(db: Db, realmId: number, name: string): Promise<EmojiRef> {
-  const custom = await db.realmEmoji.findFirst({ where: { realmId, name, deactivated: false }, orderBy: { id: 'desc' }, select: { id: true } });
-  if (custom) return { code: String(custom.id), type: ReactionType.REALM };
-  if (extraEmoji.has(name)) return { code: name, type: ReactionType.EXTRA };
-  const code = unicodeEmojiCode(name);
-  if (code !== undefined) return { code, type: ReactionType.UNICODE };
-  throw badRequest(`Emoji '${name}' does not exist`);
-}
-
-/** Refuses a new reaction whose name, code and type do not name one usable emoji. */
-export async function checkEmoji(db: Db, realmId: number, name: string, emoji: EmojiRef): Promise<void> {
-  if (emoji.type === ReactionType.REALM) {
-    const custom = /^\d+$/.test(emoji.code) ? await db.realmEmoji.findFirst({ where: { id: Number(emoji.code), realmId } }) : null;
-    if (!custom) throw badRequest('Invalid custom emoji.');
-    if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
-    if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');
-  } else if (emoji.type === ReactionType.EXTRA) {
-    if (!extraEmoji.has(emoji.code)) throw badRequest('Invalid emoji code.');
-    if (name !== emoji.code) throw badRequest('Invalid emoji name.');
-  } else if (emoji.type === ReactionType.UNICODE) {
-    if (unicodeEmojiName(emoji.code) === undefined) throw badRequest('Invalid emoji code.');
-    if (unicodeEmojiCode(name) !== emoji.code) throw badRequest('Invalid emoji name.');
-  } else {
-    throw badRequest('Invalid emoji type.');
-  }
 }
 
 /**
