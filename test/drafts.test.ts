@@ -1,6 +1,7 @@
 // Drafts: create, list, edit and delete through HTTP, each error with its
 // exact code and message, the synchronization gate (and the deletion when it
 // is turned off), and drafts events applied to the initial state.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { streamId, subscribe } from './streams-fixtures';
 
@@ -185,12 +186,7 @@ test('drafts events applied to the initial state give what a fresh /register ret
     { id: 1, type: 'drafts', op: 'update', draft: { id: a, type: 'stream', to: [general], topic: 'two', content: 'edited', timestamp: 1800000002 } },
     { id: 2, type: 'drafts', op: 'remove', draft_id: b },
   ]);
-  let applied = state.drafts as { id: number }[];
-  for (const event of body.events) {
-    if (event.op === 'add') applied = [...applied, ...event.drafts];
-    if (event.op === 'update') applied = applied.map((d) => (d.id === event.draft.id ? event.draft : d));
-    if (event.op === 'remove') applied = applied.filter((d) => d.id !== event.draft_id);
-  }
+  const applied = applyEvents(state, body.events).drafts;
   const fresh = (await server.call('POST', '/register', { as: user, params: { fetch_event_types: ['drafts'], event_types: [] } })).body;
   expect(applied).toEqual(fresh.drafts);
 });

@@ -2,6 +2,7 @@
 // polls, heartbeats, acknowledgements) and DELETE /events, queue expiry and
 // size bounds, and events applied to the initial state.
 import { ZULIP_FEATURE_LEVEL } from '../src/lib/constants';
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -196,14 +197,7 @@ describe('events applied to the initial state', () => {
     const state = await register(user, { event_types: ['user_settings', 'realm_user'] });
     await server.call('PATCH', '/settings', { as: user, params: { enter_sends: true, timezone: 'Europe/Oslo', full_name: 'Apply Later' } });
     const { body } = await server.call('GET', '/events', { as: user, params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true } });
-    for (const event of body.events) {
-      if (event.type === 'user_settings') state.user_settings[event.property] = event.value;
-      if (event.type === 'realm_user' && event.op === 'update') {
-        const person = state.realm_users.find((u: { user_id: number }) => u.user_id === event.person.user_id);
-        Object.assign(person, event.person);
-        if (event.person.user_id === state.user_id && event.person.full_name) state.full_name = event.person.full_name;
-      }
-    }
+    applyEvents(state, body.events);
     const fresh = await register(user, { event_types: ['user_settings', 'realm_user'] });
     expect(state.user_settings).toEqual(fresh.user_settings);
     expect(state.realm_users).toEqual(fresh.realm_users);

@@ -1,6 +1,7 @@
 // DELETE /messages/{id}: who may delete (the organization's and the channel's
 // delete groups), the delete_message event applied to the unread state, and
 // refusals.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 
@@ -33,7 +34,7 @@ test('an administrator deletes any message; recipients get delete_message and th
   const events = await eventsOf(server, cast.member2, q.queue_id);
   expect(events).toEqual([{ id: 0, type: 'delete_message', message_ids: [id], message_type: 'stream', stream_id: bin, topic: 'trash' }]);
   // Applying it: the deleted ID leaves the unread state, as a fresh /register shows.
-  const applied = q.unread_msgs.streams.map((s: any) => ({ ...s, unread_message_ids: s.unread_message_ids.filter((m: number) => m !== id) })).filter((s: any) => s.unread_message_ids.length > 0);
+  const applied = applyEvents(q, events).unread_msgs.streams;
   const fresh = await register(server, cast.member2, { fetch_event_types: ['update_message_flags'] });
   expect(fresh.unread_msgs.streams).toEqual(applied);
   expectError(await server.call('GET', `/messages/${id}`, { as: cast.member }), 400, 'BAD_REQUEST', 'Invalid message(s)');

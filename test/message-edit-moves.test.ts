@@ -1,6 +1,7 @@
 // PATCH /messages/{id} topic and channel moves: propagate modes, resolving,
 // permissions and time limits (MOVE_MESSAGES_TIME_LIMIT_EXCEEDED), and the
 // events, including delete_message to users losing access.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, fetchNarrow, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 
@@ -59,15 +60,13 @@ test('change_one, change_later and change_all pick the messages of the topic, ca
 });
 
 test('the event applied to the unread state gives a fresh /register', async () => {
-  const [a, b] = [await sendToChannel(server, cast.member, 'lobby', 'unread one', 'x'), await sendToChannel(server, cast.member, 'lobby', 'unread one', 'y')];
+  const a = await sendToChannel(server, cast.member, 'lobby', 'unread one', 'x');
+  await sendToChannel(server, cast.member, 'lobby', 'unread one', 'y');
   const state = await register(server, cast.member2, { event_types: ['update_message'], fetch_event_types: ['update_message_flags'] });
-  const before = state.unread_msgs;
   expect((await edit(cast.member, a, { topic: 'unread two', propagate_mode: 'change_all' })).status).toBe(200);
   const [event] = await eventsOf(server, cast.member2, state.queue_id);
   // What a client does with the event: the moved IDs leave the old topic's entry for the new one.
-  const moved = new Set<number>(event.message_ids);
-  const streams = before.streams.map((s: any) => ({ ...s, unread_message_ids: s.unread_message_ids.filter((id: number) => !moved.has(id)) })).filter((s: any) => s.unread_message_ids.length > 0);
-  streams.push({ stream_id: event.stream_id, topic: event.subject, unread_message_ids: [a, b] });
+  const streams = applyEvents(state, [event]).unread_msgs.streams;
   const fresh = (await register(server, cast.member2, { fetch_event_types: ['update_message_flags'] })).unread_msgs;
   const key = (s: any) => `${s.stream_id}:${s.topic}`;
   expect(fresh.streams.sort((x: any, y: any) => key(x).localeCompare(key(y)))).toEqual(streams.sort((x: any, y: any) => key(x).localeCompare(key(y))));

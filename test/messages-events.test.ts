@@ -1,6 +1,7 @@
 // Message events: each recipient's queues get the message with their own
 // flags after the commit; queues registered with a narrow keep only matching
 // messages; the events keep the unread state of POST /register current.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 
@@ -60,28 +61,8 @@ test('message events and flag events keep the unread state equal to a fresh one'
   const a = await sendToChannel(server, cast.member, 'room', 'later', 'one');
   const b = await sendDirect(server, cast.member, [cast.member2.id], 'two');
   await server.call('POST', '/messages/flags', { as: cast.member2, params: { messages: [a], op: 'add', flag: 'read' } });
+  applyEvents(state, await eventsOf(server, cast.member2, state.queue_id));
   const unread = state.unread_msgs;
-  for (const e of await eventsOf(server, cast.member2, state.queue_id)) {
-    if (e.type === 'message') {
-      state.max_message_id = Math.max(state.max_message_id, e.message.id);
-      if (e.flags.includes('read')) continue;
-      unread.count += 1;
-      if (e.message.type === 'stream') {
-        let entry = unread.streams.find((s: { stream_id: number; topic: string }) => s.stream_id === e.message.stream_id && s.topic === e.message.subject);
-        if (!entry) unread.streams.push((entry = { stream_id: e.message.stream_id, topic: e.message.subject, unread_message_ids: [] }));
-        entry.unread_message_ids.push(e.message.id);
-      } else {
-        let entry = unread.pms.find((p: { other_user_id: number }) => p.other_user_id === e.message.sender_id);
-        if (!entry) unread.pms.push((entry = { other_user_id: e.message.sender_id, sender_id: e.message.sender_id, unread_message_ids: [] }));
-        entry.unread_message_ids.push(e.message.id);
-      }
-    } else if (e.type === 'update_message_flags' && e.flag === 'read' && e.op === 'add') {
-      for (const list of [unread.streams, unread.pms]) for (const entry of list) entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !e.messages.includes(id));
-      unread.streams = unread.streams.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
-      unread.pms = unread.pms.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
-      unread.count -= e.messages.length;
-    }
-  }
   const fresh = await register(server, cast.member2, { event_types: ['message', 'update_message_flags'] });
   expect(state.max_message_id).toBe(b);
   expect(unread).toEqual(fresh.unread_msgs);

@@ -1,6 +1,7 @@
 // Navigation views: add, list, update (with fragments holding `/`, sent raw
 // or as %2F), remove, their errors (404 NOT_FOUND for a missing view), and
 // their events applied to the initial state.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -95,12 +96,7 @@ test('events applied to the initial state give what a fresh /register returns', 
     { id: 2, type: 'navigation_view', op: 'update', fragment: 'narrow/channel/9-ops', data: { is_pinned: false, name: 'Operations' } },
     { id: 3, type: 'navigation_view', op: 'remove', fragment: 'narrow/is/starred' },
   ]);
-  let applied = state.navigation_views as { fragment: string }[];
-  for (const event of body.events) {
-    if (event.op === 'add') applied = [...applied, event.navigation_view];
-    if (event.op === 'update') applied = applied.map((v) => (v.fragment === event.fragment ? { ...v, ...event.data } : v));
-    if (event.op === 'remove') applied = applied.filter((v) => v.fragment !== event.fragment);
-  }
+  const applied = applyEvents(state, body.events).navigation_views;
   const fresh = (await server.call('POST', '/register', { as: user, params: { fetch_event_types: ['navigation_views'], event_types: [] } })).body;
   expect(applied).toEqual(fresh.navigation_views);
 });

@@ -1,6 +1,7 @@
 // POST /users/me/presence: recording status, the legacy and modern formats,
 // incremental fetches by last_update_id, history_limit_days, invisible users,
 // bots, and the presence event.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -101,7 +102,7 @@ test('a user appearing is announced to the organization, and the state matches a
     },
   ]);
   const event = body.events[0];
-  state.presences[event.email] = { aggregated: { client: 'website', status: event.presence.website.status, timestamp: event.presence.website.timestamp }, ...event.presence };
+  applyEvents(state, [event]);
   const fresh = (await server.call('POST', '/register', { as: watcher, params: { event_types: [], fetch_event_types: ['presence'] } })).body;
   expect(state.presences[newcomer.email]).toEqual(fresh.presences[newcomer.email]);
 });

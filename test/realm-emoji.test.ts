@@ -3,6 +3,7 @@
 // credentials, and the realm_emoji event applied to the /register state.
 import { request as httpRequest } from 'node:http';
 import type { User } from '../generated/prisma/sqlite/client';
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -119,7 +120,7 @@ test('the realm_emoji event carries the whole map, and applied to /register it g
   expect(body.events).toEqual([{ id: 0, type: 'realm_emoji', op: 'update', realm_emoji: expect.any(Object) }]);
   const event = body.events[0];
   expect(Object.values(event.realm_emoji).map((e: any) => e.name)).toContain('evented');
-  state.realm_emoji = event.realm_emoji;
+  applyEvents(state, [event]);
   const fresh = (await server.call('POST', '/register', { as: user, params: { fetch_event_types: ['realm_emoji'], event_types: [] } })).body;
   expect(state.realm_emoji).toEqual(fresh.realm_emoji);
 });

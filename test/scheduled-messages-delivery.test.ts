@@ -2,6 +2,7 @@
 // a chosen time (no waiting). Due messages are sent as their sender and leave
 // the list; those that cannot be sent are marked failed until edited.
 import { doDeliverScheduledMessages } from '../src/actions/scheduled-messages';
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, fetchNarrow, register, streamId, subscribe } from './streams-fixtures';
 
@@ -106,12 +107,7 @@ test('delivery and failure events applied to the initial state give what a fresh
     },
   ]);
   expect(events.filter((e) => e.type === 'message').map((e) => e.message.content)).toEqual(['sent']);
-  let applied = [...state.scheduled_messages];
-  for (const event of events) {
-    if (event.type !== 'scheduled_messages') continue;
-    if (event.op === 'update') applied = applied.map((m) => (m.scheduled_message_id === event.scheduled_message.scheduled_message_id ? event.scheduled_message : m));
-    if (event.op === 'remove') applied = applied.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
-  }
+  const applied = applyEvents(state, events).scheduled_messages;
   const fresh = await register(server, user, { fetch_event_types: ['scheduled_messages'], event_types: [] });
   expect(applied).toEqual(fresh.scheduled_messages);
 });

@@ -1,6 +1,7 @@
 // Scheduled messages: create, list, edit and delete through HTTP, with the
 // checks of an immediate send and Zulip's exact errors; scheduled_messages
 // events applied to the initial state.
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register, streamId, subscribe } from './streams-fixtures';
 
@@ -137,18 +138,6 @@ test('scheduled_messages events applied to the initial state give what a fresh /
     { id: 3, type: 'scheduled_messages', op: 'remove', scheduled_message_id: b },
   ]);
   const fresh = await register(server, user, { fetch_event_types: ['scheduled_messages'], event_types: [] });
-  expect(applyScheduledEvents(state.scheduled_messages, events)).toEqual(fresh.scheduled_messages);
+  expect(applyEvents(state, events).scheduled_messages).toEqual(fresh.scheduled_messages);
   await server.call('DELETE', `/scheduled_messages/${a}`, { as: user });
 });
-
-/** Applies scheduled_messages events to a list as a client would (kept ordered by delivery time). */
-function applyScheduledEvents(list: any[], events: Record<string, any>[]): any[] {
-  let out = [...list];
-  for (const event of events) {
-    if (event.type !== 'scheduled_messages') continue;
-    if (event.op === 'add') out = [...out, ...event.scheduled_messages];
-    if (event.op === 'update') out = out.map((m) => (m.scheduled_message_id === event.scheduled_message.scheduled_message_id ? event.scheduled_message : m));
-    if (event.op === 'remove') out = out.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
-  }
-  return out.sort((x, y) => x.scheduled_delivery_timestamp - y.scheduled_delivery_timestamp || x.scheduled_message_id - y.scheduled_message_id);
-}

@@ -2,6 +2,7 @@
 // channel object of Part 2.5 field by field, GET /streams/{id}, archiving and
 // changing a channel, and the stream events those send.
 import type { User } from '../generated/prisma/sqlite/client';
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register, sendToChannel, streamId, subscribe } from './streams-fixtures';
 
@@ -242,11 +243,7 @@ describe('archiving and changing a channel', () => {
       { id: 0, type: 'stream', op: 'update', stream_id: id, name: 'renamable', property: 'description', value: 'New text', rendered_description: '<p>New text</p>' },
       { id: 1, type: 'stream', op: 'update', stream_id: id, name: 'renamable', property: 'name', value: 'renamed' },
     ]);
-    for (const e of events) {
-      const s = state.streams.find((x: { stream_id: number }) => x.stream_id === e.stream_id);
-      s[e.property] = e.value;
-      if (e.rendered_description !== undefined) s.rendered_description = e.rendered_description;
-    }
+    applyEvents(state, events);
     const fresh = await register(server, cast.member2, { event_types: ['stream'] });
     expect(state.streams).toEqual(fresh.streams);
     expectError(await server.call('PATCH', `/streams/${id}`, { as: cast.member, params: { new_name: 'renamed' } }), 400, 'BAD_REQUEST', 'Channel already has that name.');

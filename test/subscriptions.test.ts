@@ -2,6 +2,7 @@
 // refusal and its exact message, and the subscription and stream events they
 // send, applied to a /register state and compared with a fresh one.
 import type { User } from '../generated/prisma/sqlite/client';
+import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register, streamId, subscribe } from './streams-fixtures';
 
@@ -16,42 +17,6 @@ afterAll(() => server.stop());
 
 function post(as: User, params: Record<string, unknown>) {
   return server.call('POST', '/users/me/subscriptions', { as, params });
-}
-
-/** Applies subscription and stream events to the state of POST /register, as a client does. */
-function apply(state: Record<string, any>, events: Record<string, any>[]): void {
-  const byId = (list: any[], id: number) => list.findIndex((s) => s.stream_id === id);
-  for (const e of events) {
-    if (e.type === 'stream' && e.op === 'create') {
-      for (const s of e.streams) {
-        state.never_subscribed.push({ ...s });
-        state.streams?.push({ ...s });
-      }
-    } else if (e.type === 'subscription' && e.op === 'add') {
-      for (const sub of e.subscriptions) {
-        const { subscribers: _s, ...rest } = sub;
-        for (const list of [state.never_subscribed, state.unsubscribed]) if (byId(list, sub.stream_id) >= 0) list.splice(byId(list, sub.stream_id), 1);
-        state.subscriptions.push(rest);
-        // The subscription carries the channel's current figures; clients copy them.
-        const listed = (state.streams ?? []).find((x: { stream_id: number }) => x.stream_id === sub.stream_id);
-        if (listed) listed.subscriber_count = sub.subscriber_count;
-      }
-    } else if (e.type === 'subscription' && e.op === 'remove') {
-      // The user's own departure is not in a peer_remove: the client counts it.
-      for (const { stream_id } of e.subscriptions) {
-        state.unsubscribed.push(...state.subscriptions.splice(byId(state.subscriptions, stream_id), 1));
-        for (const list of [state.unsubscribed, state.streams ?? []]) if (byId(list, stream_id) >= 0) list[byId(list, stream_id)].subscriber_count -= 1;
-      }
-    } else if (e.type === 'subscription' && (e.op === 'peer_add' || e.op === 'peer_remove')) {
-      for (const list of [state.subscriptions, state.unsubscribed, state.never_subscribed, state.streams ?? []]) {
-        for (const s of list) if (e.stream_ids.includes(s.stream_id)) s.subscriber_count += (e.op === 'peer_add' ? 1 : -1) * e.user_ids.length;
-      }
-    } else if (e.type === 'subscription' && e.op === 'update') {
-      state.subscriptions[byId(state.subscriptions, e.stream_id)][e.property] = e.value;
-    }
-  }
-  const byName = (a: any, b: any) => (a.name < b.name ? -1 : 1);
-  for (const list of [state.subscriptions, state.unsubscribed, state.never_subscribed, state.streams ?? []]) list.sort(byName);
 }
 
 const stateKeys = ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams'];
@@ -77,9 +42,9 @@ describe('POST /users/me/subscriptions', () => {
       expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: false }),
       { id: 1, type: 'subscription', op: 'peer_add', stream_ids: [id], user_ids: [cast.member.id, cast.member2.id] },
     ]);
-    apply(mine, events);
+    applyEvents(mine, events);
     expect(pick(mine)).toEqual(pick(await register(server, cast.member, { event_types: ['subscription', 'stream'] })));
-    apply(peer, peerEvents);
+    applyEvents(peer, peerEvents);
     expect(pick(peer)).toEqual(pick(await register(server, cast.admin, { event_types: ['subscription', 'stream'] })));
   });
 
@@ -152,11 +117,11 @@ describe('DELETE /users/me/subscriptions', () => {
     const events = await eventsOf(server, cast.member, state.queue_id);
     const id = await streamId(server, cast.member, 'leaving');
     expect(events).toEqual([{ id: 0, type: 'subscription', op: 'remove', subscriptions: [{ name: 'leaving', stream_id: id }] }]);
-    apply(state, events);
+    applyEvents(state, events);
     expect(pick(state)).toEqual(pick(await register(server, cast.member, { event_types: ['subscription', 'stream'] })));
     const peerEvents = await eventsOf(server, cast.member2, peer.queue_id);
     expect(peerEvents).toEqual([{ id: 0, type: 'subscription', op: 'peer_remove', stream_ids: [id], user_ids: [cast.member.id] }]);
-    apply(peer, peerEvents);
+    applyEvents(peer, peerEvents);
     expect(pick(peer)).toEqual(pick(await register(server, cast.member2, { event_types: ['subscription', 'stream'] })));
   });
 

@@ -4,6 +4,7 @@
 // realm settings), for clients with and without include_deactivated_groups.
 import type { User } from '../generated/prisma/sqlite/client';
 import { Role } from '../src/lib/constants';
+import { applyEvents, type Event, type State } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -20,8 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type State = Record<string, any>;
-type Event = Record<string, any>;
 
 async function register(as: User, capable: boolean): Promise<State> {
   const res = await server.call('POST', '/register', { as, params: { client_gravatar: false, client_capabilities: capable ? { include_deactivated_groups: true } : {} } });
@@ -36,70 +35,6 @@ async function events(as: User, queueId: string): Promise<Event[]> {
 
 const byId = (a: { user_id?: number; id?: number }, b: { user_id?: number; id?: number }) => (a.user_id ?? a.id!) - (b.user_id ?? b.id!);
 const numeric = (a: number, b: number) => a - b;
-
-/** Removes a deactivated user from group members and anonymous settings, as clients do. */
-function forgetMember(state: State, userId: number) {
-  const strip = (value: any) => (typeof value === 'object' && value ? { ...value, direct_members: value.direct_members.filter((id: number) => id !== userId) } : value);
-  for (const group of state.realm_user_groups) {
-    group.members = group.members.filter((id: number) => id !== userId);
-    for (const key of Object.keys(group)) if (key.startsWith('can_')) group[key] = strip(group[key]);
-  }
-  for (const key of Object.keys(state)) if (key.startsWith('realm_can_')) state[key] = strip(state[key]);
-}
-
-/** Applies one event to an initial state the way a Zulip client does. */
-function apply(state: State, event: Event) {
-  if (event.type === 'realm_user' && event.op === 'add') state.realm_users.push(event.person);
-  if (event.type === 'realm_user' && event.op === 'update') {
-    const { user_id, custom_profile_field, is_active, ...rest } = event.person;
-    const all = [...state.realm_users, ...state.realm_non_active_users];
-    const person = all.find((p) => p.user_id === user_id);
-    Object.assign(person, rest);
-    if (rest.role !== undefined) Object.assign(person, { is_owner: rest.role === Role.OWNER, is_admin: rest.role <= Role.ADMINISTRATOR, is_guest: rest.role === Role.GUEST });
-    if (custom_profile_field) {
-      if (custom_profile_field.value === null) delete person.profile_data[custom_profile_field.id];
-      else person.profile_data[custom_profile_field.id] = { value: custom_profile_field.value, ...(custom_profile_field.rendered_value ? { rendered_value: custom_profile_field.rendered_value } : {}) };
-    }
-    if (is_active !== undefined) {
-      person.is_active = is_active;
-      state.realm_users = all.filter((p) => p.is_active).sort(byId);
-      state.realm_non_active_users = all.filter((p) => !p.is_active).sort(byId);
-      if (!is_active) {
-        forgetMember(state, user_id);
-        delete state.user_status[user_id];
-      }
-    }
-  }
-  if (event.type === 'user_group') {
-    const group = state.realm_user_groups.find((g: { id: number }) => g.id === event.group_id);
-    if (event.op === 'add') state.realm_user_groups = [...state.realm_user_groups, event.group].sort(byId);
-    if (event.op === 'remove') state.realm_user_groups = state.realm_user_groups.filter((g: { id: number }) => g.id !== event.group_id);
-    if (!group) return;
-    if (event.op === 'update') Object.assign(group, event.data);
-    if (event.op === 'add_members') group.members = [...group.members, ...event.user_ids].sort(numeric);
-    if (event.op === 'remove_members') group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
-    if (event.op === 'add_subgroups') group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(numeric);
-    if (event.op === 'remove_subgroups') group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id: number) => !event.direct_subgroup_ids.includes(id));
-  }
-  if (event.type === 'realm' && event.op === 'update_dict') for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value;
-  if (event.type === 'custom_profile_fields') state.custom_profile_fields = event.fields;
-  if (event.type === 'user_settings') state.user_settings[event.property] = event.value;
-  if (event.type === 'user_status') {
-    const status = { ...(state.user_status[event.user_id] ?? {}) };
-    if (event.away === true) status.away = true;
-    if (event.away === false) delete status.away;
-    if (event.status_text !== undefined) {
-      if (event.status_text) status.status_text = event.status_text;
-      else delete status.status_text;
-    }
-    if (event.emoji_name !== undefined) {
-      if (event.emoji_name) Object.assign(status, { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type });
-      else for (const key of ['emoji_name', 'emoji_code', 'reaction_type']) delete status[key];
-    }
-    if (Object.keys(status).length > 0) state.user_status[event.user_id] = status;
-    else delete state.user_status[event.user_id];
-  }
-}
 
 /** The parts of the state this area owns. */
 function area(state: State) {
@@ -174,14 +109,14 @@ test('applying every event of the area to the initial state gives a fresh /regis
   expect(got).toContainEqual({ id: expect.any(Number), type: 'user_status', user_id: cast.member.id, status_text: 'Busy', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
   expect(got).toContainEqual({ id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: newId, custom_profile_field: { id: phone, value: null } } });
   expect(got).toContainEqual({ id: expect.any(Number), type: 'realm_user', op: 'update', person: { user_id: cast.guest.id, is_active: false } });
-  for (const event of got) apply(capable, event);
+  applyEvents(capable, got);
   expect(area(capable)).toEqual(area(await register(cast.owner, true)));
 
   const legacyEvents = await events(cast.owner, legacy.queue_id);
   expect(legacyEvents).toContainEqual({ id: expect.any(Number), type: 'user_group', op: 'remove', group_id: spare });
   expect(legacyEvents).toContainEqual({ id: expect.any(Number), type: 'user_group', op: 'add', group: expect.objectContaining({ id: spare, deactivated: false }) });
   expect(legacyEvents.some((e) => e.type === 'user_group' && e.group_id === spare && e.op === 'update' && e.data.description)).toBe(false);
-  for (const event of legacyEvents) apply(legacy, event);
+  applyEvents(legacy, legacyEvents);
   expect(area(legacy)).toEqual(area(await register(cast.owner, false)));
 });
 
