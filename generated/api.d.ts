@@ -1583,7 +1583,8 @@ export interface components {
              *     `TOPIC_WILDCARD_MENTION_NOT_ALLOWED`, `EXPECTATION_MISMATCH`,
              *     `SYSTEM_GROUP_REQUIRED`, `CANNOT_DEACTIVATE_GROUP_IN_USE`,
              *     `UNAUTHORIZED_PRINCIPAL` (the requester's role is too low, e.g.
-             *     "Must be an organization administrator"), `INTERNAL_SERVER_ERROR`. A `405 Method Not Allowed` answer has no code.
+             *     "Must be an organization administrator"), `PAYLOAD_TOO_LARGE` (413),
+             *     `UNSUPPORTED_MEDIA_TYPE` (415), `INTERNAL_SERVER_ERROR`. A `405 Method Not Allowed` answer has no code.
              */
             code?: string;
             /** @description With `REQUEST_VARIABLE_MISSING` and `REQUEST_VARIABLE_INVALID`, the parameter's name. */
@@ -1620,51 +1621,6 @@ export interface components {
             allowed_methods?: string[];
             /** @description With `INTERNAL_SERVER_ERROR`, the ID under which the failure was logged. */
             request_id?: string;
-        };
-        FetchApiKeyRequest: {
-            /** @description The account's email address. */
-            username: string;
-            /** @description The account's password. */
-            password: string;
-        };
-        RegisterQueueRequest: {
-            /**
-             * @description Deliver message content as HTML rather than Markdown.
-             * @default false
-             */
-            apply_markdown: boolean;
-            /**
-             * @description The client computes gravatar addresses itself; avatar_url may be null.
-             * @default false
-             */
-            client_gravatar: boolean;
-            /**
-             * @description Include each channel's subscriber list in the initial state.
-             * @default false
-             */
-            include_subscribers: boolean;
-            /**
-             * @description Key presence data by user ID rather than email. Deprecated.
-             * @default false
-             */
-            slim_presence: boolean;
-            /** @description Event types to queue; null or absent means all. */
-            event_types?: string[] | null;
-            /**
-             * @description Receive message events for every public channel, subscribed or not.
-             * @default false
-             */
-            all_public_streams: boolean;
-            /** @description Flags telling which newer event formats the client understands. */
-            client_capabilities?: {
-                [key: string]: unknown;
-            };
-            /** @description Initial-state types to return; defaults to `event_types`. */
-            fetch_event_types?: string[] | null;
-            /** @description Only queue message events that match this narrow, given as [operator, operand] pairs or objects. */
-            narrow?: (string[] | {
-                [key: string]: unknown;
-            })[];
         };
         /** @description One event. `id` orders events in the queue; `type` says what happened, and the other fields depend on it. */
         Event: {
@@ -1960,322 +1916,6 @@ export interface components {
                 /** @description When the message was sent, in UNIX milliseconds. */
                 date_sent: number;
             }[];
-        };
-        CreateUserRequest: {
-            /** @description The new account's email address; it must not be in use in the organization. */
-            email: string;
-            /** @description The new account's password; it must meet the server's strength rules. */
-            password: string;
-            /** @description The new account's name. */
-            full_name: string;
-        };
-        UpdateUserRequest: {
-            /** @description The new name. An empty value is ignored. */
-            full_name?: string;
-            /**
-             * @description The new role: 100 owner, 200 administrator, 300 moderator,
-             *     400 member, 600 guest. Only owners may grant or remove the owner
-             *     role, and the organization's last owner keeps it.
-             * @enum {integer}
-             */
-            role?: 100 | 200 | 300 | 400 | 600;
-            /**
-             * @description New custom profile field values. An empty value removes the
-             *     user's value for that field.
-             */
-            profile_data?: {
-                /** @description The custom profile field's ID. */
-                id: number;
-                /**
-                 * @description The new value: text for most field types, a list of user IDs
-                 *     for person fields.
-                 */
-                value: string | number[];
-            }[];
-            /**
-             * @description A new email address for the account. Only owners holding the
-             *     `can_change_user_emails` permission may send it. Feature level 285.
-             */
-            new_email?: string;
-        };
-        UpdateUserByEmailRequest: components["schemas"]["UpdateUserRequest"];
-        UpdateStatusForUserRequest: {
-            /** @description The new status message; the empty string clears it. */
-            status_text?: string;
-            /**
-             * @description The name of the new status emoji; the empty string removes the
-             *     emoji. Sent alone, the code and type are looked up from the name.
-             */
-            emoji_name?: string;
-            /** @description The emoji's identifier within the namespace of `reaction_type`; needs `emoji_name`. */
-            emoji_code?: string;
-            /**
-             * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`.
-             * @enum {string}
-             */
-            reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
-        };
-        UpdateStatusRequest: {
-            /** @description The new status message; the empty string clears it. */
-            status_text?: string;
-            /**
-             * @deprecated
-             * @description Legacy way to toggle invisibility: true turns the user's
-             *     `presence_enabled` setting off, false turns it on. Deprecated in
-             *     feature level 148.
-             */
-            away?: boolean;
-            /**
-             * @description The name of the new status emoji; the empty string removes the
-             *     emoji. Sent alone, the code and type are looked up from the name.
-             *     Feature level 86.
-             */
-            emoji_name?: string;
-            /**
-             * @description The emoji's identifier within the namespace of `reaction_type`;
-             *     needs `emoji_name`. Feature level 86.
-             */
-            emoji_code?: string;
-            /**
-             * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`. Feature level 86.
-             * @enum {string}
-             */
-            reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
-        };
-        UpdatePresenceRequest: {
-            /**
-             * @description `active` when the user is using this device now (and would see a
-             *     notification at once), else `idle`.
-             * @enum {string}
-             */
-            status: "idle" | "active";
-            /**
-             * @description When true, only the status is recorded and no presence data comes back.
-             * @default false
-             */
-            ping_only: boolean;
-            /**
-             * @description The `presence_last_update_id` of the previous answer, or `-1` on
-             *     the first call. When sent, only newer presence data comes back,
-             *     in the modern format. Feature level 263.
-             */
-            last_update_id?: number;
-            /**
-             * @description How many days back to look for presence data. Ignored when
-             *     `last_update_id` is greater than 0. Feature level 288.
-             * @default 14
-             */
-            history_limit_days: number;
-            /**
-             * @deprecated
-             * @description Legacy switch: true asks for the modern format. Deprecated in
-             *     feature level 263 in favour of `last_update_id`.
-             * @default false
-             */
-            slim_presence: boolean;
-            /**
-             * @description Whether the user interacted with the client since its previous
-             *     request; used for usage statistics.
-             * @default false
-             */
-            new_user_input: boolean;
-        };
-        AddApnsTokenRequest: {
-            /**
-             * @description The device token Apple gave the app, base64-encoded: not empty and
-             *     at most 4096 characters ("Empty or invalid length token"
-             *     otherwise), and decodable ("Invalid APNS token" otherwise).
-             */
-            token: string;
-            /**
-             * @description The bundle ID of the app making the request: letters, digits, `.`
-             *     and `-` ("Invalid app ID" otherwise). Required since feature level 223.
-             */
-            appid: string;
-        };
-        CreateUserGroupRequest: {
-            /**
-             * @description The group's name; unique in the organization, not empty, at most
-             *     100 characters, and not starting with `@`, `role:`, `user:`,
-             *     `stream:` or `channel:` (each refused with `BAD_REQUEST`).
-             */
-            name: string;
-            /** @description The group's description. */
-            description: string;
-            /** @description IDs of the first members. */
-            members: number[];
-            /** @description IDs of the first subgroups. Feature level 311. */
-            subgroups?: number[];
-            can_add_members_group?: unknown & components["schemas"]["GroupSettingValue"];
-            can_join_group?: unknown & components["schemas"]["GroupSettingValue"];
-            can_leave_group?: unknown & components["schemas"]["GroupSettingValue"];
-            can_manage_group?: unknown & components["schemas"]["GroupSettingValue"];
-            can_mention_group?: unknown & components["schemas"]["GroupSettingValue"];
-            can_remove_members_group?: unknown & components["schemas"]["GroupSettingValue"];
-        };
-        UpdateUserGroupRequest: {
-            /** @description The new name, with the rules of the name of a new group. */
-            name?: string;
-            /** @description The new description. */
-            description?: string;
-            can_add_members_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_join_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_leave_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_manage_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_mention_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_remove_members_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            /**
-             * @description `false` reactivates a deactivated group (feature level 386);
-             *     `true` has no effect.
-             */
-            deactivated?: boolean;
-        };
-        UpdateUserGroupMembersRequest: {
-            /** @description IDs of users to add as direct members. */
-            add?: number[];
-            /** @description IDs of users to remove from the direct members. */
-            delete?: number[];
-            /** @description IDs of groups to add as direct subgroups. Feature level 311. */
-            add_subgroups?: number[];
-            /** @description IDs of groups to remove from the direct subgroups. Feature level 311. */
-            delete_subgroups?: number[];
-        };
-        CreateCustomProfileFieldRequest: {
-            /** @description The field's label, unique in the organization. */
-            name?: string;
-            /** @description Help text shown when users fill in the field. */
-            hint?: string;
-            /**
-             * @description 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
-             *     6 person picker, 7 external account, 8 pronouns.
-             * @enum {integer}
-             */
-            field_type: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
-            /**
-             * @description Extra configuration for the type: for lists of options, an object
-             *     mapping each option's key to `{text, order}`; for external
-             *     accounts, `{subtype}` (and `url_pattern` for a custom subtype).
-             */
-            field_data?: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description Whether to show the field in profile summaries. At most two fields
-             *     may; long text and person fields may not. Feature level 146.
-             */
-            display_in_profile_summary?: boolean;
-            /** @description Whether every user is expected to fill in the field. Feature level 244. */
-            required?: boolean;
-            /** @description Whether users may edit their own value. Feature level 296. */
-            editable_by_user?: boolean;
-        };
-        UploadCustomEmojiRequest: {
-            /**
-             * Format: binary
-             * @description The image file. Any field name is accepted, but exactly one file must be sent.
-             */
-            filename?: string;
-        };
-        UploadFileRequest: {
-            /**
-             * Format: binary
-             * @description The file. Any field name is accepted, but exactly one file must be sent.
-             */
-            filename?: string;
-        };
-        UpdateSettingsRequest: {
-            /** @description A new display name; refused when the organization forbids name changes. */
-            full_name?: string;
-            /**
-             * @description Who may see the user's real email address: 1 everyone, 2 members,
-             *     3 administrators, 4 nobody, 5 moderators. Feature level 163
-             *     (before it, an organization setting).
-             * @enum {integer}
-             */
-            email_address_visibility?: 1 | 2 | 3 | 4 | 5;
-            /** @description Whether typing notices are sent while composing channel messages. Feature level 105. */
-            send_stream_typing_notifications?: boolean;
-            /** @description Whether typing notices are sent while composing direct messages. Feature level 105. */
-            send_private_typing_notifications?: boolean;
-            /** @description Whether others may see that the user has read messages. Feature level 105. */
-            send_read_receipts?: boolean;
-            /**
-             * @description Whether drafts are stored on the server. Turning it off deletes the
-             *     drafts stored there. Feature level 87.
-             */
-            enable_drafts_synchronization?: boolean;
-            /** @description Whether others may see when the user is online (false is invisible mode). */
-            presence_enabled?: boolean;
-            /** @description The user's IANA time zone, shown to others; the empty string unsets it. */
-            timezone?: string;
-            /** @description A language code the server has translations for, such as `en` or `de`. */
-            default_language?: string;
-            /** @description Whether times are shown in 24-hour notation. */
-            twenty_four_hour_time?: boolean;
-            /** @description Whether pressing Enter sends the message being composed. Feature level 81. */
-            enter_sends?: boolean;
-        };
-        UpdateRealmRequest: {
-            /** @description The organization's name. */
-            name?: string;
-            /** @description The organization's description, in Markdown. */
-            description?: string;
-            /** @description Whether senders may edit the content of their messages. */
-            allow_message_editing?: boolean;
-            /**
-             * @description How long after sending a message its content may still be edited,
-             *     in seconds, or `unlimited` (JSON `null` is read the same way) for
-             *     no limit. Changed in feature level 138: `unlimited` replaced `0`.
-             */
-            message_content_edit_limit_seconds?: (number | null) | "unlimited";
-            /**
-             * @description How long after sending a message users other than moderators and
-             *     administrators may still move it to another topic, in seconds, or
-             *     `unlimited` (or JSON `null`) for no limit. Feature level 162.
-             */
-            move_messages_within_stream_limit_seconds?: (number | null) | "unlimited";
-            /**
-             * @description How long after sending a message users other than moderators and
-             *     administrators may still move it to another channel, in seconds, or
-             *     `unlimited` (or JSON `null`) for no limit. Feature level 162.
-             */
-            move_messages_between_streams_limit_seconds?: (number | null) | "unlimited";
-            /**
-             * @description Who may read edit histories: `all` every edit, `moves` only topic
-             *     and channel moves, `none` nothing. Feature level 358.
-             * @enum {string}
-             */
-            message_edit_history_visibility_policy?: "all" | "moves" | "none";
-            /**
-             * @description The organization-wide rule for the empty topic, reported as
-             *     `realm_topics_policy`: whether channel messages may be sent without
-             *     a topic. Channels whose own policy is `inherit` follow it. Feature
-             *     level 392.
-             * @enum {string}
-             */
-            topics_policy?: "allow_empty_topic" | "disable_empty_topic";
-            /**
-             * @description The default, for new users, of who may see a user's real email
-             *     address: 1 everyone, 2 members, 3 administrators, 4 nobody,
-             *     5 moderators. Each user changes their own value with
-             *     `PATCH /settings`; since feature level 163 this is no longer an
-             *     organization-wide rule.
-             * @enum {integer}
-             */
-            email_address_visibility?: 1 | 2 | 3 | 4 | 5;
-            /** @description How many days old an account must be to count as a full member. */
-            waiting_period_threshold?: number;
-            can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_resolve_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_move_messages_between_channels_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_move_messages_between_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_mention_many_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_add_custom_emoji_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_create_public_channel_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_create_private_channel_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_invite_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
-            can_access_all_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
         };
         /** @description A channel, as returned by the channel-listing operations. */
         Channel: {
@@ -2664,300 +2304,6 @@ export interface components {
             /** @description The expected current value. */
             old?: components["schemas"]["GroupSettingValue"];
         };
-        UpdateStreamRequest: {
-            /** @description The new description in Markdown. Newlines are replaced by spaces. */
-            description?: string;
-            /** @description The new name; surrounding whitespace is trimmed. */
-            new_name?: string;
-            /** @description Make the channel private (true) or public (false). */
-            is_private?: boolean;
-            /** @description Make the channel web-public or not. */
-            is_web_public?: boolean;
-            /** @description Whether subscribers may read messages sent before they joined. */
-            history_public_to_subscribers?: boolean;
-            /**
-             * @description Days to keep messages: a positive integer, `"unlimited"` (keep
-             *     forever) or `"realm_default"` (follow the organization). Owners
-             *     only.
-             */
-            message_retention_days?: ("unlimited" | "realm_default") | number;
-            /**
-             * @description The new topic policy; see `Channel.topics_policy`. Feature level 392.
-             * @enum {string}
-             */
-            topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
-            /** @description The channel folder to put the channel in; null takes it out of its folder. Feature level 389. */
-            folder_id?: number | null;
-            /** @description Send false to unarchive an archived channel; true changes nothing. Feature level 315. */
-            is_archived?: boolean;
-            can_add_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_remove_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_administer_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_delete_any_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_delete_own_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_move_messages_out_of_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_move_messages_within_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_send_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_subscribe_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-            can_resolve_topics_group?: components["schemas"]["ChannelGroupSettingUpdate"];
-        };
-        SubscribeRequest: {
-            /** @description The channels to join or create. */
-            subscriptions: {
-                /**
-                 * @description The channel's name; a channel by that name is created when
-                 *     none exists. Surrounding whitespace is trimmed; an empty name
-                 *     gives "Channel name can't be empty." and one longer than 60
-                 *     characters "Channel name too long (limit: 60 characters).".
-                 */
-                name: string;
-                /** @description The subscriber's colour for the channel, as a hex colour; chosen by the server when left out. */
-                color?: string;
-                /** @description The description for a channel this request creates; newlines become spaces. */
-                description?: string;
-            }[];
-            /**
-             * @description The users to subscribe, all as user IDs or all as email
-             *     addresses. Defaults to the requesting user.
-             */
-            principals?: number[] | string[];
-            /**
-             * @description When true, one unauthorized channel fails the request; when false, such channels are reported in `unauthorized`.
-             * @default true
-             */
-            authorization_errors_fatal: boolean;
-            /**
-             * @description Announce newly created channels in the organization's new-channel announcements channel.
-             * @default false
-             */
-            announce: boolean;
-            /**
-             * @description Create new channels as private.
-             * @default false
-             */
-            invite_only: boolean;
-            /**
-             * @description Create new channels as web-public.
-             * @default false
-             */
-            is_web_public: boolean;
-            /**
-             * @description Make new channels default channels for new users (needs permission to manage default channels).
-             * @default false
-             */
-            is_default_stream: boolean;
-            /**
-             * @description Whether subscribers of new channels may read history from before
-             *     they joined. When left out: true for public channels, false for
-             *     private ones.
-             */
-            history_public_to_subscribers?: boolean;
-            /**
-             * @description Retention for new channels: a positive number of days,
-             *     `"unlimited"` or `"realm_default"`. Anything but the default needs
-             *     an organization owner.
-             * @default realm_default
-             */
-            message_retention_days: ("unlimited" | "realm_default") | number;
-            /**
-             * @description Topic policy for new channels; when left out, `inherit`. Values other than `inherit` need the permission to set topic policies.
-             * @enum {string}
-             */
-            topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
-            /** @description The channel folder to put new channels in. */
-            folder_id?: number;
-            /** @description Who may subscribe others to new channels. */
-            can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may unsubscribe others from new channels. */
-            can_remove_subscribers_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may administer new channels; defaults to the creator. */
-            can_administer_channel_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may delete any message in new channels. */
-            can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may delete their own messages in new channels. */
-            can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may move messages out of new channels. */
-            can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may move messages between topics of new channels. */
-            can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may post in new channels. */
-            can_send_message_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may subscribe themselves to new channels. */
-            can_subscribe_group?: components["schemas"]["GroupSettingValue"];
-            /** @description Who may resolve topics in new channels. */
-            can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
-        };
-        UpdateSubscriptionSettingsRequest: {
-            /** @description The changes to make, in order. */
-            subscription_data: {
-                /** @description The ID of a channel the user is subscribed to. */
-                stream_id: number;
-                /**
-                 * @description Any other name gives "Unknown subscription property: ...".
-                 *     The setting to change: `color`, `is_muted`, `in_home_view`
-                 *     (legacy inverse of `is_muted`, still accepted), `pin_to_top`,
-                 *     `desktop_notifications`, `audible_notifications`,
-                 *     `push_notifications`, `email_notifications` (each: notify for
-                 *     every message) or `wildcard_mentions_notify` (wildcard
-                 *     mentions notify like personal mentions).
-                 */
-                property: string;
-                /**
-                 * @description A hex colour string such as `#c2c2c2` for `color` (else
-                 *     "color is not a valid hex color code"); a boolean for every
-                 *     other property (else "... is not a boolean").
-                 */
-                value: boolean | string;
-            }[];
-        };
-        SendMessageRequest: {
-            /**
-             * @description `channel` or `stream` for a channel message, `direct` or `private`
-             *     for a direct message. `private` is the legacy name of `direct`
-             *     (feature level 174) and `stream` the older name of `channel`
-             *     (feature level 248).
-             * @enum {string}
-             */
-            type: "direct" | "channel" | "stream" | "private";
-            /**
-             * @description For a channel message, the channel's name or ID (a one-element
-             *     list holding either is accepted too). For a direct message, the
-             *     recipients as a JSON list of user IDs or of email addresses, or a
-             *     comma-separated string of email addresses; a single integer is
-             *     taken as one user ID.
-             */
-            to: string | number | number[] | string[];
-            /**
-             * @description The topic of a channel message; ignored for direct messages.
-             *     Trimmed and cut to `max_topic_length`. `(no topic)` and the
-             *     organization's `realm_empty_topic_display_name` mean the empty
-             *     topic; whether it is allowed follows the channel's
-             *     `topics_policy`. The empty string is valid since feature level 334.
-             */
-            topic?: string;
-            /**
-             * @deprecated
-             * @description Deprecated alias of `topic`; sending both gives `REQUEST_CONFUSING_VAR`.
-             */
-            subject?: string;
-            /** @description The message in Markdown; cut to `max_message_length` (not refused). */
-            content: string;
-            /** @description For local echo, the ID of the sending client's event queue; the resulting message event then carries `local_id`. */
-            queue_id?: string;
-            /** @description For local echo, the client's temporary ID for the message. */
-            local_id?: string;
-            /**
-             * @description Whether the message starts out read for the sender. When left
-             *     out, true for messages sent from interactive clients and false for
-             *     API clients. Feature level 236.
-             */
-            read_by_sender?: boolean;
-        };
-        UpdateMessageRequest: {
-            /**
-             * @description The new topic; channel messages only. Trimmed and cut to
-             *     `max_topic_length`. The organization's
-             *     `realm_empty_topic_display_name` and `(no topic)` mean the empty
-             *     topic. When the channel requires topics, the empty topic (in any of
-             *     its spellings) is refused. A topic equal to the current one counts
-             *     as no change.
-             */
-            topic?: string;
-            /**
-             * @deprecated
-             * @description Deprecated alias of `topic`; sending both gives `REQUEST_CONFUSING_VAR`.
-             */
-            subject?: string;
-            /**
-             * @description Which messages a topic or channel change applies to: `change_one`
-             *     only this message, `change_later` this message and all later ones
-             *     in the topic, `change_all` every message of the topic. Topics are
-             *     compared case-insensitively. Only `change_one` is valid when only
-             *     the content changes. It also tells clients narrowed to the old
-             *     topic whether to follow the move.
-             * @default change_one
-             * @enum {string}
-             */
-            propagate_mode: "change_one" | "change_later" | "change_all";
-            /**
-             * @description After a move, post a notice in the old topic saying where the messages went. Feature level 9; default false since feature level 152.
-             * @default false
-             */
-            send_notification_to_old_thread: boolean;
-            /**
-             * @description After a move, post a notice in the new topic saying where the messages came from. Not sent for resolve or unresolve. Feature level 9.
-             * @default true
-             */
-            send_notification_to_new_thread: boolean;
-            /**
-             * @description The new content in Markdown; cut to `max_message_length`. Blank
-             *     content replaces the message with `(deleted)`.
-             */
-            content?: string;
-            /**
-             * @description SHA-256 (hex) of the raw content the client last saw. When it
-             *     does not match the stored content the request fails with
-             *     `EXPECTATION_MISMATCH`. Feature level 379.
-             */
-            prev_content_sha256?: string;
-            /** @description The channel to move the messages to; channel messages only, and not together with `content`. */
-            stream_id?: number;
-        };
-        UpdateMessageFlagsRequest: {
-            /** @description IDs of the messages to change. */
-            messages: number[];
-            /**
-             * @description Whether to add (`add`) or remove (`remove`) the flag; anything
-             *     else gives "Invalid message flag operation: '...'".
-             */
-            op: string;
-            /**
-             * @description The flag to change: `read`, `starred` or `collapsed`. Flags the
-             *     server sets give "Flag not editable: '...'"; unknown names give
-             *     "Invalid flag: '...'".
-             */
-            flag: string;
-        };
-        AddReactionRequest: {
-            /** @description The emoji's name. */
-            emoji_name: string;
-            /** @description The emoji's identifier within the namespace of `reaction_type`; looked up from the name when left out. */
-            emoji_code?: string;
-            /**
-             * @description The emoji namespace (see `remove-reaction`); inferred from the name when left out.
-             * @enum {string}
-             */
-            reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
-        };
-        SetTypingStatusRequest: {
-            /**
-             * @description Whether the user started or stopped typing.
-             * @enum {string}
-             */
-            op: "start" | "stop";
-            /**
-             * @description The kind of conversation; `channel` is an alias of `stream` (feature level 248).
-             * @default direct
-             * @enum {string}
-             */
-            type: "direct" | "stream" | "channel";
-            /**
-             * @description For direct messages, the recipients' user IDs as a JSON list
-             *     (required then). A bare integer is taken as a one-element list.
-             */
-            to?: number[] | number;
-            /** @description For channel conversations, the channel's ID (required then). */
-            stream_id?: number;
-            /** @description For channel conversations, the topic (required then). */
-            topic?: string;
-        };
-        SetTypingStatusForMessageEditRequest: {
-            /**
-             * @description Whether the user started or stopped editing.
-             * @enum {string}
-             */
-            op: "start" | "stop";
-        };
         /**
          * @description A message the user started composing, saved on the server so every
          *     client of the user can pick it up. `id` is set by the server: it is
@@ -3064,114 +2410,484 @@ export interface components {
             /** @description Never sent by clients. */
             id?: unknown;
         };
-        CreateDraftsRequest: {
-            /**
-             * @description The drafts to create, as a JSON list of draft objects without
-             *     `id`. When absent, nothing is created and `ids` is empty.
-             * @default []
-             * @example [
-             *       {
-             *         "type": "stream",
-             *         "to": [
-             *           3
-             *         ],
-             *         "topic": "release plans",
-             *         "content": "Shall we move the release to Friday?"
-             *       }
-             *     ]
-             */
-            drafts: (components["schemas"]["Draft"] & components["schemas"]["DraftsNoIdSent"])[];
+        /** @description The success body of fetch-api-key. */
+        FetchApiKeySuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The API key to send as the password of HTTP basic authentication. */
+            api_key: string;
+            /** @description The account's email address, to send as the username. */
+            email: string;
+            /** @description The account's user ID. Feature level 171. */
+            user_id: number;
         };
-        EditDraftRequest: {
-            /** @description The draft's new state, as a JSON draft object without `id`. */
-            draft: components["schemas"]["Draft"] & components["schemas"]["DraftsNoIdSent"];
+        /** @description The success body of get-server-settings. */
+        GetServerSettingsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The Zulip release whose API this server speaks. */
+            zulip_version: string;
+            /** @description The feature level whose behaviour the server implements. */
+            zulip_feature_level: number;
+            /** @description Same as `zulip_version`; kept for clients that read it. */
+            zulip_merge_base: string;
+            /** @description Whether mobile push notifications are configured. Always false here. */
+            push_notifications_enabled: boolean;
+            /** @description Each login method and whether it is enabled. */
+            authentication_methods: {
+                [key: string]: boolean;
+            };
+            /** @description Single-sign-on methods. None are offered. */
+            external_authentication_methods: Record<string, never>[];
+            /** @description Whether email and password login is enabled. */
+            email_auth_enabled: boolean;
+            /** @description Whether usernames are email addresses. */
+            require_email_format_usernames: boolean;
+            /** @description Deprecated alias of `realm_url`. */
+            realm_uri: string;
+            /** @description The organization's base address. */
+            realm_url: string;
+            /** @description The organization's name. */
+            realm_name: string;
+            /** @description Address of the organization's icon. */
+            realm_icon: string;
+            /** @description The organization's description, rendered as HTML. */
+            realm_description: string;
+            /** @description Whether unauthenticated visitors may read web-public channels. */
+            realm_web_public_access_enabled: boolean;
         };
-        CreateScheduledMessageRequest: {
+        /** @description The success body of get-own-user. */
+        GetOwnUserSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The user's ID. */
+            user_id: number;
+            /** @description The user's API email address. */
+            email: string;
+            /** @description The user's real email address; always visible to its owner. */
+            delivery_email: string;
+            /** @description The user's full name. */
+            full_name: string;
+            /** @description When the account was created, as an ISO 8601 timestamp. */
+            date_joined: string;
+            /** @description Always true here; deactivated users cannot authenticate. */
+            is_active: boolean;
+            /** @description Whether the user owns the organization. */
+            is_owner: boolean;
+            /** @description Whether the user is an administrator or owner. */
+            is_admin: boolean;
+            /** @description Whether the user is a guest. */
+            is_guest: boolean;
+            /** @description Whether the account is a bot. */
+            is_bot: boolean;
+            /** @description The bot's type, or null for humans. */
+            bot_type: number | null;
+            /** @description The bot's owner, or null. */
+            bot_owner_id: number | null;
             /**
-             * @description `direct` (or its legacy alias `private`) for a direct message;
-             *     `stream` (or `channel`, feature level 248) for a channel message.
-             * @enum {string}
+             * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
+             * @enum {integer}
              */
-            type: "direct" | "channel" | "stream" | "private";
+            role: 100 | 200 | 300 | 400 | 600;
+            /** @description IANA time zone, or an empty string. */
+            timezone: string;
+            /** @description Address of the user's avatar. */
+            avatar_url: string | null;
+            /** @description Changes whenever the avatar changes. */
+            avatar_version: number;
             /**
-             * @description JSON: the channel ID (an integer) for a channel message, or a
-             *     non-empty list of user IDs for a direct message.
-             * @example 3
+             * @description Custom profile field values, keyed by field ID (as a
+             *     string); fields the user left empty are absent.
              */
-            to: number | number[];
-            /** @description The message's Markdown text. Must not be blank or contain a null byte; longer than `max_message_length` it is shortened. */
-            content: string;
-            /**
-             * @description The topic of a channel message; required for channel messages and
-             *     ignored for direct ones. `(no topic)` and the organization's
-             *     `realm_empty_topic_display_name` are read as the empty string.
-             *     Longer than `max_topic_length` it is shortened.
-             */
-            topic?: string;
-            /**
-             * @description When to send the message, in UNIX seconds (UTC); must lie in the future.
-             * @example 1900000000
-             */
-            scheduled_delivery_timestamp: number;
-            /**
-             * @description Whether the sent message starts out as read for the sender. When
-             *     absent, the server decides from the client in use, as for an
-             *     immediate send. Changed in feature level 236: added.
-             */
-            read_by_sender?: boolean;
+            profile_data: {
+                [key: string]: {
+                    /** @description The raw value (for person fields, a JSON list of user IDs). */
+                    value: string;
+                    /** @description The value rendered to HTML, for field types that accept Markdown. */
+                    rendered_value?: string;
+                };
+            };
+            /** @description The highest message ID the user has received, or -1. Deprecated. */
+            max_message_id: number;
         };
-        UpdateScheduledMessageRequest: {
-            /**
-             * @description The new recipient type: `direct` (or `private`) or `stream` (or
-             *     `channel`). Requires `to`; `stream` and `channel` also require
-             *     `topic`.
-             * @enum {string}
-             */
-            type?: "direct" | "channel" | "stream" | "private";
-            /**
-             * @description JSON: the new channel ID (an integer) for a channel message, or a
-             *     non-empty list of user IDs for a direct message. Required when
-             *     `type` is sent.
-             * @example 3
-             */
-            to?: number | number[];
-            /** @description The new Markdown text. Must not be blank or contain a null byte; longer than `max_message_length` it is shortened. */
-            content?: string;
-            /**
-             * @description The new topic. Required when `type` changes to `stream` or
-             *     `channel`; ignored when the current or new type is direct.
-             *     `(no topic)` and `realm_empty_topic_display_name` are read as the
-             *     empty string; longer than `max_topic_length` it is shortened.
-             */
-            topic?: string;
-            /**
-             * @description The new delivery time, in UNIX seconds (UTC); must lie in the future. Required when the message has `failed` set.
-             * @example 1900000000
-             */
-            scheduled_delivery_timestamp?: number;
+        /** @description The success body of register-queue. */
+        RegisterQueueSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new queue's ID; null when `event_types` was an empty list. */
+            queue_id: string | null;
+            /** @description The ID before the queue's first event (-1 for a new queue). */
+            last_event_id: number;
+            /** @description The Zulip release whose API this server speaks. */
+            zulip_version: string;
+            /** @description The feature level whose behaviour the server implements. */
+            zulip_feature_level: number;
+            /** @description Same as `zulip_version`. */
+            zulip_merge_base: string;
+            /** @description The highest message ID the user has received, or -1. */
+            max_message_id?: number;
+            /** @description Longest topic, in characters; longer topics are truncated. */
+            max_topic_length?: number;
+            /** @description Longest message, in characters; longer content is truncated. */
+            max_message_length?: number;
+            /** @description Longest channel name, in characters. */
+            max_stream_name_length?: number;
+            /** @description Longest channel description, in characters. */
+            max_stream_description_length?: number;
+            /** @description How clients show the empty topic ("general chat"). */
+            realm_empty_topic_display_name?: string;
+        } & {
+            [key: string]: unknown;
         };
-        AddNavigationViewRequest: {
-            /**
-             * @description The URL hash of the view; unique per user. Surrounding whitespace is removed.
-             * @example narrow/is/attachment
-             */
-            fragment: string;
-            /** @description True to pin the view to the sidebar, false to hide it in the menu of further views. */
-            is_pinned: boolean;
-            /**
-             * @description The user-facing name; required for custom views, refused for built-in ones. Surrounding whitespace is removed and the result must not be empty.
-             * @example Files
-             */
-            name?: string;
+        /** @description The success body of get-events. */
+        GetEventsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The queue that was read. */
+            queue_id: string;
+            /** @description The events, oldest first. */
+            events: components["schemas"]["Event"][];
         };
-        EditNavigationViewRequest: {
-            /** @description True to pin the view to the sidebar, false to hide it in the menu of further views. */
-            is_pinned?: boolean;
+        /** @description The success body of get-users. */
+        GetUsersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description One user object per account the requester can access. */
+            members: components["schemas"]["User"][];
+        };
+        /** @description The success body of create-user. */
+        CreateUserSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID given to the new account. Feature level 30. */
+            user_id: number;
+        };
+        /** @description The success body of get-user-status. */
+        GetUserStatusSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            status: components["schemas"]["UserStatus"];
+        };
+        /** @description The success body of update-presence. */
+        UpdatePresenceSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /**
-             * @description A new name for a custom view; refused for built-in views and when another view of the user has it. Surrounding whitespace is removed and the result must not be empty.
-             * @example Shared files
+             * @description The sequence number of the newest presence data returned.
+             *     Never lower than the `last_update_id` sent; equal to it
+             *     when nothing changed since. `-1` when no `last_update_id`
+             *     was sent and no data came back (for instance when the
+             *     organization disabled presence). Pass it as
+             *     `last_update_id` next time. Feature level 263.
              */
-            name?: string;
+            presence_last_update_id?: number;
+            /**
+             * @description Only when `ping_only` is false. The server time, in UNIX
+             *     seconds with a fractional part, at which the presence
+             *     data was read.
+             */
+            server_timestamp?: number;
+            /**
+             * @description Only when `ping_only` is false. Presence data per user.
+             *     In the modern format (when `last_update_id` was sent or
+             *     `slim_presence` is true) keys are user IDs as strings;
+             *     otherwise, in the legacy format, keys are the users'
+             *     API email addresses.
+             */
+            presences?: {
+                [key: string]: components["schemas"]["Presence"];
+            };
+            /**
+             * @deprecated
+             * @description Deprecated, part of a legacy mirroring system. Clients ignore it.
+             */
+            zephyr_mirror_active?: boolean;
+        };
+        /** @description The success body of get-user-groups. */
+        GetUserGroupsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The groups of the organization. */
+            user_groups: components["schemas"]["UserGroup"][];
+        };
+        /** @description The success body of create-user-group. */
+        CreateUserGroupSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID of the new group. Feature level 317. */
+            group_id: number;
+        };
+        /** @description The success body of get-custom-profile-fields. */
+        GetCustomProfileFieldsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Every custom profile field, by increasing `order`. */
+            custom_fields: components["schemas"]["CustomProfileField"][];
+        };
+        /** @description The success body of create-custom-profile-field. */
+        CreateCustomProfileFieldSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID of the new custom profile field. */
+            id: number;
+        };
+        /** @description The success body of get-custom-emoji. */
+        GetCustomEmojiSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The custom emoji, keyed by their ID (as a string). */
+            emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
+        /** @description The success body of upload-file. */
+        UploadFileSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @deprecated
+             * @description Same value as `url`, kept for old clients. Deprecated in feature level 272.
+             */
+            uri: string;
+            /**
+             * @description The path of the stored file relative to the server, of the
+             *     form `/user_uploads/{path_id}`. Feature level 272.
+             */
+            url: string;
+            /**
+             * @description The name under which the file was stored. It may differ
+             *     from the last part of `url`, which is escaped. Clients
+             *     build a Markdown link as `[{filename}]({url})`, after
+             *     removing `[` and `]` from the name. Feature level 285.
+             */
+            filename: string;
+        };
+        /** @description The success body of get-attachments. */
+        GetAttachmentsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The requester's uploads. */
+            attachments: components["schemas"]["Attachment"][];
+            /** @description Bytes used by all the files uploaded in the organization. */
+            upload_space_used: number;
+        };
+        /** @description The success body of get-streams. */
+        GetStreamsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The selected channels, sorted by name. Each has `is_default` when `include_default` was true. */
+            streams: components["schemas"]["Channel"][];
+        };
+        /** @description The success body of get-stream-by-id. */
+        GetStreamByIdSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            stream: components["schemas"]["Channel"];
+        };
+        /** @description The success body of get-subscriptions. */
+        GetSubscriptionsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description One entry per subscribed channel. */
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        /** @description The success body of subscribe. */
+        SubscribeSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description Newly made subscriptions: keys are user IDs (as strings),
+             *     values the names of the channels that user was just
+             *     subscribed to. Keyed by user ID since feature level 207.
+             */
+            subscribed: {
+                [key: string]: string[];
+            };
+            /** @description Same shape as `subscribed`, for users who were already subscribed to the named channels. */
+            already_subscribed: {
+                [key: string]: string[];
+            };
+            /**
+             * @description Names of existing channels the user was not allowed to
+             *     subscribe to. Present only when `authorization_errors_fatal`
+             *     was false.
+             */
+            unauthorized?: string[];
+        };
+        /** @description The success body of unsubscribe. */
+        UnsubscribeSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Names of channels from which a subscription was removed (one entry per removed subscription). */
+            removed: string[];
+            /** @description Names of channels to which a named user was not subscribed (one entry per such user and channel). */
+            not_removed: string[];
+        };
+        /** @description The success body of get-stream-topics. */
+        GetStreamTopicsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The topics, ordered by `max_id`, highest first. */
+            topics: components["schemas"]["Topic"][];
+        };
+        /** @description The success body of get-messages. */
+        GetMessagesSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The messages, in ascending ID order. */
+            messages: components["schemas"]["Message"][];
+            /** @description Whether the anchor message matched the narrow and was found. Always false with `message_ids`. */
+            found_anchor: boolean;
+            /** @description Whether the result reaches the newest matching message. Always false with `message_ids`. */
+            found_newest: boolean;
+            /** @description Whether the result reaches the oldest matching message. Always false with `message_ids`. */
+            found_oldest: boolean;
+            /** @description Whether older matching messages exist that the organization's plan hides. */
+            history_limited: boolean;
+            /** @description The message ID the server used as anchor. Absent when `message_ids` was given. */
+            anchor?: number;
+        };
+        /** @description The success body of send-message. */
+        SendMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new message's ID. */
+            id: number;
+            /**
+             * @description Present only when sending the message changed the
+             *     sender's visibility policy for the topic (because of the
+             *     sender's automatic follow or unmute settings): 2 means the
+             *     topic is now unmuted, 3 that it is now followed. Feature
+             *     level 218.
+             * @enum {integer}
+             */
+            automatic_new_visibility_policy?: 2 | 3;
+        };
+        /** @description The success body of check-messages-match-narrow. */
+        CheckMessagesMatchNarrowSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description Keyed by message ID (as a string); one entry per matching
+             *     message. The fields have the same meaning as in
+             *     `GET /messages`.
+             */
+            messages: {
+                [key: string]: {
+                    /** @description The rendered HTML content with search matches highlighted. */
+                    match_content: string;
+                    /** @description The HTML-escaped topic with search matches highlighted. */
+                    match_subject: string;
+                };
+            };
+        };
+        /** @description The success body of update-message-flags. */
+        UpdateMessageFlagsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The message IDs of the request, returned as given (kept for compatibility). */
+            messages: number[];
+        };
+        /** @description The success body of get-message. */
+        GetMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @deprecated
+             * @description The message's raw Markdown. Deprecated; use `message` with `apply_markdown=false` instead.
+             */
+            raw_content: string;
+            message: components["schemas"]["Message"];
+        };
+        /** @description The success body of update-message. */
+        UpdateMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description Files owned by the acting user that the old content
+             *     referenced, the new content does not, and that no message
+             *     references any more. Clients may offer to delete them.
+             *     Always present, possibly empty. Feature level 285.
+             */
+            detached_uploads: components["schemas"]["Attachment"][];
+        };
+        /** @description The success body of get-message-history. */
+        GetMessageHistorySuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Snapshots, oldest first; a never-edited message has exactly one. */
+            message_history: components["schemas"]["EditHistorySnapshot"][];
+        };
+        /** @description The success body of get-drafts. */
+        GetDraftsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description How many drafts follow in `drafts`. */
+            count: number;
+            /** @description The drafts, least recently edited first; each carries its `id`. */
+            drafts: components["schemas"]["Draft"][];
+        };
+        /** @description The success body of create-drafts. */
+        CreateDraftsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The IDs given to the new drafts, one per element of `drafts`, in the same order. */
+            ids: number[];
+        };
+        /** @description The success body of get-scheduled-messages. */
+        GetScheduledMessagesSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The scheduled messages, ordered by `scheduled_delivery_timestamp`. */
+            scheduled_messages: components["schemas"]["ScheduledMessage"][];
+        };
+        /** @description The success body of create-scheduled-message. */
+        CreateScheduledMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID of the new scheduled message, for later edits or deletion. */
+            scheduled_message_id: number;
+        };
+        /** @description The success body of get-navigation-views. */
+        GetNavigationViewsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The configured views. */
+            navigation_views: components["schemas"]["NavigationView"][];
         };
     };
     responses: {
@@ -3222,6 +2938,24 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /** @description The request body, or a file in it, is larger than its limit, which the message names (`PAYLOAD_TOO_LARGE`). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
+        /** @description The request body is of a type the operation does not read; the message names the types it accepts (`UNSUPPORTED_MEDIA_TYPE`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
     };
     parameters: {
         /** @description The ID of the target user. */
@@ -3259,7 +2993,924 @@ export interface components {
          */
         NavigationViewFragmentPath: string;
     };
-    requestBodies: never;
+    requestBodies: {
+        FetchApiKeyRequest: {
+            content: {
+                "application/json": {
+                    /** @description The account's email address. */
+                    username: string;
+                    /** @description The account's password. */
+                    password: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["FetchApiKeyRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        RegisterQueueRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Deliver message content as HTML rather than Markdown.
+                     * @default false
+                     */
+                    apply_markdown?: boolean;
+                    /**
+                     * @description The client computes gravatar addresses itself; avatar_url may be null.
+                     * @default false
+                     */
+                    client_gravatar?: boolean;
+                    /**
+                     * @description Include each channel's subscriber list in the initial state.
+                     * @default false
+                     */
+                    include_subscribers?: boolean;
+                    /**
+                     * @description Key presence data by user ID rather than email. Deprecated.
+                     * @default false
+                     */
+                    slim_presence?: boolean;
+                    /** @description Event types to queue; null or absent means all. */
+                    event_types?: string[] | null;
+                    /**
+                     * @description Receive message events for every public channel, subscribed or not.
+                     * @default false
+                     */
+                    all_public_streams?: boolean;
+                    /** @description Flags telling which newer event formats the client understands. */
+                    client_capabilities?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Initial-state types to return; defaults to `event_types`. */
+                    fetch_event_types?: string[] | null;
+                    /** @description Only queue message events that match this narrow, given as [operator, operand] pairs or objects. */
+                    narrow?: (string[] | {
+                        [key: string]: unknown;
+                    })[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["RegisterQueueRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateUserRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new account's email address; it must not be in use in the organization. */
+                    email: string;
+                    /** @description The new account's password; it must meet the server's strength rules. */
+                    password: string;
+                    /** @description The new account's name. */
+                    full_name: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateUserRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateUserRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new name. An empty value is ignored. */
+                    full_name?: string;
+                    /**
+                     * @description The new role: 100 owner, 200 administrator, 300 moderator,
+                     *     400 member, 600 guest. Only owners may grant or remove the owner
+                     *     role, and the organization's last owner keeps it.
+                     * @enum {integer}
+                     */
+                    role?: 100 | 200 | 300 | 400 | 600;
+                    /**
+                     * @description New custom profile field values. An empty value removes the
+                     *     user's value for that field.
+                     */
+                    profile_data?: {
+                        /** @description The custom profile field's ID. */
+                        id: number;
+                        /**
+                         * @description The new value: text for most field types, a list of user IDs
+                         *     for person fields.
+                         */
+                        value: string | number[];
+                    }[];
+                    /**
+                     * @description A new email address for the account. Only owners holding the
+                     *     `can_change_user_emails` permission may send it. Feature level 285.
+                     */
+                    new_email?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateStatusForUserRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new status message; the empty string clears it. */
+                    status_text?: string;
+                    /**
+                     * @description The name of the new status emoji; the empty string removes the
+                     *     emoji. Sent alone, the code and type are looked up from the name.
+                     */
+                    emoji_name?: string;
+                    /** @description The emoji's identifier within the namespace of `reaction_type`; needs `emoji_name`. */
+                    emoji_code?: string;
+                    /**
+                     * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`.
+                     * @enum {string}
+                     */
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateStatusForUserRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateStatusRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new status message; the empty string clears it. */
+                    status_text?: string;
+                    /**
+                     * @deprecated
+                     * @description Legacy way to toggle invisibility: true turns the user's
+                     *     `presence_enabled` setting off, false turns it on. Deprecated in
+                     *     feature level 148.
+                     */
+                    away?: boolean;
+                    /**
+                     * @description The name of the new status emoji; the empty string removes the
+                     *     emoji. Sent alone, the code and type are looked up from the name.
+                     *     Feature level 86.
+                     */
+                    emoji_name?: string;
+                    /**
+                     * @description The emoji's identifier within the namespace of `reaction_type`;
+                     *     needs `emoji_name`. Feature level 86.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`. Feature level 86.
+                     * @enum {string}
+                     */
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateStatusRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdatePresenceRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `active` when the user is using this device now (and would see a
+                     *     notification at once), else `idle`.
+                     * @enum {string}
+                     */
+                    status: "idle" | "active";
+                    /**
+                     * @description When true, only the status is recorded and no presence data comes back.
+                     * @default false
+                     */
+                    ping_only?: boolean;
+                    /**
+                     * @description The `presence_last_update_id` of the previous answer, or `-1` on
+                     *     the first call. When sent, only newer presence data comes back,
+                     *     in the modern format. Feature level 263.
+                     */
+                    last_update_id?: number;
+                    /**
+                     * @description How many days back to look for presence data. Ignored when
+                     *     `last_update_id` is greater than 0. Feature level 288.
+                     * @default 14
+                     */
+                    history_limit_days?: number;
+                    /**
+                     * @deprecated
+                     * @description Legacy switch: true asks for the modern format. Deprecated in
+                     *     feature level 263 in favour of `last_update_id`.
+                     * @default false
+                     */
+                    slim_presence?: boolean;
+                    /**
+                     * @description Whether the user interacted with the client since its previous
+                     *     request; used for usage statistics.
+                     * @default false
+                     */
+                    new_user_input?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdatePresenceRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddApnsTokenRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The device token Apple gave the app, base64-encoded: not empty and
+                     *     at most 4096 characters ("Empty or invalid length token"
+                     *     otherwise), and decodable ("Invalid APNS token" otherwise).
+                     */
+                    token: string;
+                    /**
+                     * @description The bundle ID of the app making the request: letters, digits, `.`
+                     *     and `-` ("Invalid app ID" otherwise). Required since feature level 223.
+                     */
+                    appid: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddApnsTokenRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateUserGroupRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The group's name; unique in the organization, not empty, at most
+                     *     100 characters, and not starting with `@`, `role:`, `user:`,
+                     *     `stream:` or `channel:` (each refused with `BAD_REQUEST`).
+                     */
+                    name: string;
+                    /** @description The group's description. */
+                    description: string;
+                    /** @description IDs of the first members. */
+                    members: number[];
+                    /** @description IDs of the first subgroups. Feature level 311. */
+                    subgroups?: number[];
+                    can_add_members_group?: unknown & components["schemas"]["GroupSettingValue"];
+                    can_join_group?: unknown & components["schemas"]["GroupSettingValue"];
+                    can_leave_group?: unknown & components["schemas"]["GroupSettingValue"];
+                    can_manage_group?: unknown & components["schemas"]["GroupSettingValue"];
+                    can_mention_group?: unknown & components["schemas"]["GroupSettingValue"];
+                    can_remove_members_group?: unknown & components["schemas"]["GroupSettingValue"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateUserGroupRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateUserGroupRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new name, with the rules of the name of a new group. */
+                    name?: string;
+                    /** @description The new description. */
+                    description?: string;
+                    can_add_members_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_join_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_leave_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_manage_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_mention_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_remove_members_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    /**
+                     * @description `false` reactivates a deactivated group (feature level 386);
+                     *     `true` has no effect.
+                     */
+                    deactivated?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserGroupRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateUserGroupMembersRequest: {
+            content: {
+                "application/json": {
+                    /** @description IDs of users to add as direct members. */
+                    add?: number[];
+                    /** @description IDs of users to remove from the direct members. */
+                    delete?: number[];
+                    /** @description IDs of groups to add as direct subgroups. Feature level 311. */
+                    add_subgroups?: number[];
+                    /** @description IDs of groups to remove from the direct subgroups. Feature level 311. */
+                    delete_subgroups?: number[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserGroupMembersRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateCustomProfileFieldRequest: {
+            content: {
+                "application/json": {
+                    /** @description The field's label, unique in the organization. */
+                    name?: string;
+                    /** @description Help text shown when users fill in the field. */
+                    hint?: string;
+                    /**
+                     * @description 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
+                     *     6 person picker, 7 external account, 8 pronouns.
+                     * @enum {integer}
+                     */
+                    field_type: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+                    /**
+                     * @description Extra configuration for the type: for lists of options, an object
+                     *     mapping each option's key to `{text, order}`; for external
+                     *     accounts, `{subtype}` (and `url_pattern` for a custom subtype).
+                     */
+                    field_data?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description Whether to show the field in profile summaries. At most two fields
+                     *     may; long text and person fields may not. Feature level 146.
+                     */
+                    display_in_profile_summary?: boolean;
+                    /** @description Whether every user is expected to fill in the field. Feature level 244. */
+                    required?: boolean;
+                    /** @description Whether users may edit their own value. Feature level 296. */
+                    editable_by_user?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateCustomProfileFieldRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UploadCustomEmojiRequest: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image file. Any field name is accepted, but exactly one file must be sent.
+                     */
+                    filename?: string;
+                };
+            };
+        };
+        UploadFileRequest: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file. Any field name is accepted, but exactly one file must be sent.
+                     */
+                    filename?: string;
+                };
+            };
+        };
+        UpdateSettingsRequest: {
+            content: {
+                "application/json": {
+                    /** @description A new display name; refused when the organization forbids name changes. */
+                    full_name?: string;
+                    /**
+                     * @description Who may see the user's real email address: 1 everyone, 2 members,
+                     *     3 administrators, 4 nobody, 5 moderators. Feature level 163
+                     *     (before it, an organization setting).
+                     * @enum {integer}
+                     */
+                    email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /** @description Whether typing notices are sent while composing channel messages. Feature level 105. */
+                    send_stream_typing_notifications?: boolean;
+                    /** @description Whether typing notices are sent while composing direct messages. Feature level 105. */
+                    send_private_typing_notifications?: boolean;
+                    /** @description Whether others may see that the user has read messages. Feature level 105. */
+                    send_read_receipts?: boolean;
+                    /**
+                     * @description Whether drafts are stored on the server. Turning it off deletes the
+                     *     drafts stored there. Feature level 87.
+                     */
+                    enable_drafts_synchronization?: boolean;
+                    /** @description Whether others may see when the user is online (false is invisible mode). */
+                    presence_enabled?: boolean;
+                    /** @description The user's IANA time zone, shown to others; the empty string unsets it. */
+                    timezone?: string;
+                    /** @description A language code the server has translations for, such as `en` or `de`. */
+                    default_language?: string;
+                    /** @description Whether times are shown in 24-hour notation. */
+                    twenty_four_hour_time?: boolean;
+                    /** @description Whether pressing Enter sends the message being composed. Feature level 81. */
+                    enter_sends?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSettingsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateRealmRequest: {
+            content: {
+                "application/json": {
+                    /** @description The organization's name. */
+                    name?: string;
+                    /** @description The organization's description, in Markdown. */
+                    description?: string;
+                    /** @description Whether senders may edit the content of their messages. */
+                    allow_message_editing?: boolean;
+                    /**
+                     * @description How long after sending a message its content may still be edited,
+                     *     in seconds, or `unlimited` (JSON `null` is read the same way) for
+                     *     no limit. Changed in feature level 138: `unlimited` replaced `0`.
+                     */
+                    message_content_edit_limit_seconds?: (number | null) | "unlimited";
+                    /**
+                     * @description How long after sending a message users other than moderators and
+                     *     administrators may still move it to another topic, in seconds, or
+                     *     `unlimited` (or JSON `null`) for no limit. Feature level 162.
+                     */
+                    move_messages_within_stream_limit_seconds?: (number | null) | "unlimited";
+                    /**
+                     * @description How long after sending a message users other than moderators and
+                     *     administrators may still move it to another channel, in seconds, or
+                     *     `unlimited` (or JSON `null`) for no limit. Feature level 162.
+                     */
+                    move_messages_between_streams_limit_seconds?: (number | null) | "unlimited";
+                    /**
+                     * @description Who may read edit histories: `all` every edit, `moves` only topic
+                     *     and channel moves, `none` nothing. Feature level 358.
+                     * @enum {string}
+                     */
+                    message_edit_history_visibility_policy?: "all" | "moves" | "none";
+                    /**
+                     * @description The organization-wide rule for the empty topic, reported as
+                     *     `realm_topics_policy`: whether channel messages may be sent without
+                     *     a topic. Channels whose own policy is `inherit` follow it. Feature
+                     *     level 392.
+                     * @enum {string}
+                     */
+                    topics_policy?: "allow_empty_topic" | "disable_empty_topic";
+                    /**
+                     * @description The default, for new users, of who may see a user's real email
+                     *     address: 1 everyone, 2 members, 3 administrators, 4 nobody,
+                     *     5 moderators. Each user changes their own value with
+                     *     `PATCH /settings`; since feature level 163 this is no longer an
+                     *     organization-wide rule.
+                     * @enum {integer}
+                     */
+                    email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /** @description How many days old an account must be to count as a full member. */
+                    waiting_period_threshold?: number;
+                    can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_resolve_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_move_messages_between_channels_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_move_messages_between_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_mention_many_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_add_custom_emoji_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_create_public_channel_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_create_private_channel_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_invite_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                    can_access_all_users_group?: unknown & components["schemas"]["GroupSettingUpdate"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateRealmRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateStreamRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new description in Markdown. Newlines are replaced by spaces. */
+                    description?: string;
+                    /** @description The new name; surrounding whitespace is trimmed. */
+                    new_name?: string;
+                    /** @description Make the channel private (true) or public (false). */
+                    is_private?: boolean;
+                    /** @description Make the channel web-public or not. */
+                    is_web_public?: boolean;
+                    /** @description Whether subscribers may read messages sent before they joined. */
+                    history_public_to_subscribers?: boolean;
+                    /**
+                     * @description Days to keep messages: a positive integer, `"unlimited"` (keep
+                     *     forever) or `"realm_default"` (follow the organization). Owners
+                     *     only.
+                     */
+                    message_retention_days?: ("unlimited" | "realm_default") | number;
+                    /**
+                     * @description The new topic policy; see `Channel.topics_policy`. Feature level 392.
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /** @description The channel folder to put the channel in; null takes it out of its folder. Feature level 389. */
+                    folder_id?: number | null;
+                    /** @description Send false to unarchive an archived channel; true changes nothing. Feature level 315. */
+                    is_archived?: boolean;
+                    can_add_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_remove_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_administer_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_delete_any_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_delete_own_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_move_messages_out_of_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_move_messages_within_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_send_message_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_subscribe_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                    can_resolve_topics_group?: components["schemas"]["ChannelGroupSettingUpdate"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateStreamRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        SubscribeRequest: {
+            content: {
+                "application/json": {
+                    /** @description The channels to join or create. */
+                    subscriptions: {
+                        /**
+                         * @description The channel's name; a channel by that name is created when
+                         *     none exists. Surrounding whitespace is trimmed; an empty name
+                         *     gives "Channel name can't be empty." and one longer than 60
+                         *     characters "Channel name too long (limit: 60 characters).".
+                         */
+                        name: string;
+                        /** @description The subscriber's colour for the channel, as a hex colour; chosen by the server when left out. */
+                        color?: string;
+                        /** @description The description for a channel this request creates; newlines become spaces. */
+                        description?: string;
+                    }[];
+                    /**
+                     * @description The users to subscribe, all as user IDs or all as email
+                     *     addresses. Defaults to the requesting user.
+                     */
+                    principals?: number[] | string[];
+                    /**
+                     * @description When true, one unauthorized channel fails the request; when false, such channels are reported in `unauthorized`.
+                     * @default true
+                     */
+                    authorization_errors_fatal?: boolean;
+                    /**
+                     * @description Announce newly created channels in the organization's new-channel announcements channel.
+                     * @default false
+                     */
+                    announce?: boolean;
+                    /**
+                     * @description Create new channels as private.
+                     * @default false
+                     */
+                    invite_only?: boolean;
+                    /**
+                     * @description Create new channels as web-public.
+                     * @default false
+                     */
+                    is_web_public?: boolean;
+                    /**
+                     * @description Make new channels default channels for new users (needs permission to manage default channels).
+                     * @default false
+                     */
+                    is_default_stream?: boolean;
+                    /**
+                     * @description Whether subscribers of new channels may read history from before
+                     *     they joined. When left out: true for public channels, false for
+                     *     private ones.
+                     */
+                    history_public_to_subscribers?: boolean;
+                    /**
+                     * @description Retention for new channels: a positive number of days,
+                     *     `"unlimited"` or `"realm_default"`. Anything but the default needs
+                     *     an organization owner.
+                     * @default realm_default
+                     */
+                    message_retention_days?: ("unlimited" | "realm_default") | number;
+                    /**
+                     * @description Topic policy for new channels; when left out, `inherit`. Values other than `inherit` need the permission to set topic policies.
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /** @description The channel folder to put new channels in. */
+                    folder_id?: number;
+                    /** @description Who may subscribe others to new channels. */
+                    can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may unsubscribe others from new channels. */
+                    can_remove_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may administer new channels; defaults to the creator. */
+                    can_administer_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may delete any message in new channels. */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may delete their own messages in new channels. */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may move messages out of new channels. */
+                    can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may move messages between topics of new channels. */
+                    can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may post in new channels. */
+                    can_send_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may subscribe themselves to new channels. */
+                    can_subscribe_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may resolve topics in new channels. */
+                    can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["SubscribeRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateSubscriptionSettingsRequest: {
+            content: {
+                "application/json": {
+                    /** @description The changes to make, in order. */
+                    subscription_data: {
+                        /** @description The ID of a channel the user is subscribed to. */
+                        stream_id: number;
+                        /**
+                         * @description Any other name gives "Unknown subscription property: ...".
+                         *     The setting to change: `color`, `is_muted`, `in_home_view`
+                         *     (legacy inverse of `is_muted`, still accepted), `pin_to_top`,
+                         *     `desktop_notifications`, `audible_notifications`,
+                         *     `push_notifications`, `email_notifications` (each: notify for
+                         *     every message) or `wildcard_mentions_notify` (wildcard
+                         *     mentions notify like personal mentions).
+                         */
+                        property: string;
+                        /**
+                         * @description A hex colour string such as `#c2c2c2` for `color` (else
+                         *     "color is not a valid hex color code"); a boolean for every
+                         *     other property (else "... is not a boolean").
+                         */
+                        value: boolean | string;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSubscriptionSettingsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        SendMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `channel` or `stream` for a channel message, `direct` or `private`
+                     *     for a direct message. `private` is the legacy name of `direct`
+                     *     (feature level 174) and `stream` the older name of `channel`
+                     *     (feature level 248).
+                     * @enum {string}
+                     */
+                    type: "direct" | "channel" | "stream" | "private";
+                    /**
+                     * @description For a channel message, the channel's name or ID (a one-element
+                     *     list holding either is accepted too). For a direct message, the
+                     *     recipients as a list of user IDs or of email addresses, or a
+                     *     comma-separated string of email addresses; a single integer is
+                     *     taken as one user ID.
+                     */
+                    to: string | number | number[] | string[];
+                    /**
+                     * @description The topic of a channel message; ignored for direct messages.
+                     *     Trimmed and cut to `max_topic_length`. `(no topic)` and the
+                     *     organization's `realm_empty_topic_display_name` mean the empty
+                     *     topic; whether it is allowed follows the channel's
+                     *     `topics_policy`. The empty string is valid since feature level 334.
+                     */
+                    topic?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `topic`; sending both gives `REQUEST_CONFUSING_VAR`.
+                     */
+                    subject?: string;
+                    /** @description The message in Markdown; cut to `max_message_length` (not refused). */
+                    content: string;
+                    /** @description For local echo, the ID of the sending client's event queue; the resulting message event then carries `local_id`. */
+                    queue_id?: string;
+                    /** @description For local echo, the client's temporary ID for the message. */
+                    local_id?: string;
+                    /**
+                     * @description Whether the message starts out read for the sender. When left
+                     *     out, true for messages sent from interactive clients and false for
+                     *     API clients. Feature level 236.
+                     */
+                    read_by_sender?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["SendMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateMessageFlagsRequest: {
+            content: {
+                "application/json": {
+                    /** @description IDs of the messages to change. */
+                    messages: number[];
+                    /**
+                     * @description Whether to add (`add`) or remove (`remove`) the flag; anything
+                     *     else gives "Invalid message flag operation: '...'".
+                     */
+                    op: string;
+                    /**
+                     * @description The flag to change: `read`, `starred` or `collapsed`. Flags the
+                     *     server sets give "Flag not editable: '...'"; unknown names give
+                     *     "Invalid flag: '...'".
+                     */
+                    flag: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateMessageFlagsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The new topic; channel messages only. Trimmed and cut to
+                     *     `max_topic_length`. The organization's
+                     *     `realm_empty_topic_display_name` and `(no topic)` mean the empty
+                     *     topic. When the channel requires topics, the empty topic (in any of
+                     *     its spellings) is refused. A topic equal to the current one counts
+                     *     as no change.
+                     */
+                    topic?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `topic`; sending both gives `REQUEST_CONFUSING_VAR`.
+                     */
+                    subject?: string;
+                    /**
+                     * @description Which messages a topic or channel change applies to: `change_one`
+                     *     only this message, `change_later` this message and all later ones
+                     *     in the topic, `change_all` every message of the topic. Topics are
+                     *     compared case-insensitively. Only `change_one` is valid when only
+                     *     the content changes. It also tells clients narrowed to the old
+                     *     topic whether to follow the move.
+                     * @default change_one
+                     * @enum {string}
+                     */
+                    propagate_mode?: "change_one" | "change_later" | "change_all";
+                    /**
+                     * @description After a move, post a notice in the old topic saying where the messages went. Feature level 9; default false since feature level 152.
+                     * @default false
+                     */
+                    send_notification_to_old_thread?: boolean;
+                    /**
+                     * @description After a move, post a notice in the new topic saying where the messages came from. Not sent for resolve or unresolve. Feature level 9.
+                     * @default true
+                     */
+                    send_notification_to_new_thread?: boolean;
+                    /**
+                     * @description The new content in Markdown; cut to `max_message_length`. Blank
+                     *     content replaces the message with `(deleted)`.
+                     */
+                    content?: string;
+                    /**
+                     * @description SHA-256 (hex) of the raw content the client last saw. When it
+                     *     does not match the stored content the request fails with
+                     *     `EXPECTATION_MISMATCH`. Feature level 379.
+                     */
+                    prev_content_sha256?: string;
+                    /** @description The channel to move the messages to; channel messages only, and not together with `content`. */
+                    stream_id?: number;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddReactionRequest: {
+            content: {
+                "application/json": {
+                    /** @description The emoji's name. */
+                    emoji_name: string;
+                    /** @description The emoji's identifier within the namespace of `reaction_type`; looked up from the name when left out. */
+                    emoji_code?: string;
+                    /**
+                     * @description The emoji namespace (see `remove-reaction`); inferred from the name when left out.
+                     * @enum {string}
+                     */
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddReactionRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        SetTypingStatusRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whether the user started or stopped typing.
+                     * @enum {string}
+                     */
+                    op: "start" | "stop";
+                    /**
+                     * @description The kind of conversation; `channel` is an alias of `stream` (feature level 248).
+                     * @default direct
+                     * @enum {string}
+                     */
+                    type?: "direct" | "stream" | "channel";
+                    /**
+                     * @description For direct messages, the recipients' user IDs as a list
+                     *     (required then). A bare integer is taken as a one-element list.
+                     */
+                    to?: number[] | number;
+                    /** @description For channel conversations, the channel's ID (required then). */
+                    stream_id?: number;
+                    /** @description For channel conversations, the topic (required then). */
+                    topic?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["SetTypingStatusRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        SetTypingStatusForMessageEditRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whether the user started or stopped editing.
+                     * @enum {string}
+                     */
+                    op: "start" | "stop";
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["SetTypingStatusForMessageEditRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateDraftsRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The drafts to create, as a list of draft objects without
+                     *     `id`. When absent, nothing is created and `ids` is empty.
+                     * @default []
+                     * @example [
+                     *       {
+                     *         "type": "stream",
+                     *         "to": [
+                     *           3
+                     *         ],
+                     *         "topic": "release plans",
+                     *         "content": "Shall we move the release to Friday?"
+                     *       }
+                     *     ]
+                     */
+                    drafts?: (components["schemas"]["Draft"] & components["schemas"]["DraftsNoIdSent"])[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateDraftsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        EditDraftRequest: {
+            content: {
+                "application/json": {
+                    /** @description The draft's new state, as a draft object without `id`. */
+                    draft: components["schemas"]["Draft"] & components["schemas"]["DraftsNoIdSent"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["EditDraftRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateScheduledMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `direct` (or its legacy alias `private`) for a direct message;
+                     *     `stream` (or `channel`, feature level 248) for a channel message.
+                     * @enum {string}
+                     */
+                    type: "direct" | "channel" | "stream" | "private";
+                    /**
+                     * @description The channel ID (an integer) for a channel message, or a
+                     *     non-empty list of user IDs for a direct message.
+                     * @example 3
+                     */
+                    to: number | number[];
+                    /** @description The message's Markdown text. Must not be blank or contain a null byte; longer than `max_message_length` it is shortened. */
+                    content: string;
+                    /**
+                     * @description The topic of a channel message; required for channel messages and
+                     *     ignored for direct ones. `(no topic)` and the organization's
+                     *     `realm_empty_topic_display_name` are read as the empty string.
+                     *     Longer than `max_topic_length` it is shortened.
+                     */
+                    topic?: string;
+                    /**
+                     * @description When to send the message, in UNIX seconds (UTC); must lie in the future.
+                     * @example 1900000000
+                     */
+                    scheduled_delivery_timestamp: number;
+                    /**
+                     * @description Whether the sent message starts out as read for the sender. When
+                     *     absent, the server decides from the client in use, as for an
+                     *     immediate send. Changed in feature level 236: added.
+                     */
+                    read_by_sender?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateScheduledMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateScheduledMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The new recipient type: `direct` (or `private`) or `stream` (or
+                     *     `channel`). Requires `to`; `stream` and `channel` also require
+                     *     `topic`.
+                     * @enum {string}
+                     */
+                    type?: "direct" | "channel" | "stream" | "private";
+                    /**
+                     * @description The new channel ID (an integer) for a channel message, or a
+                     *     non-empty list of user IDs for a direct message. Required when
+                     *     `type` is sent.
+                     * @example 3
+                     */
+                    to?: number | number[];
+                    /** @description The new Markdown text. Must not be blank or contain a null byte; longer than `max_message_length` it is shortened. */
+                    content?: string;
+                    /**
+                     * @description The new topic. Required when `type` changes to `stream` or
+                     *     `channel`; ignored when the current or new type is direct.
+                     *     `(no topic)` and `realm_empty_topic_display_name` are read as the
+                     *     empty string; longer than `max_topic_length` it is shortened.
+                     */
+                    topic?: string;
+                    /**
+                     * @description The new delivery time, in UNIX seconds (UTC); must lie in the future. Required when the message has `failed` set.
+                     * @example 1900000000
+                     */
+                    scheduled_delivery_timestamp?: number;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateScheduledMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddNavigationViewRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The URL hash of the view; unique per user. Surrounding whitespace is removed.
+                     * @example narrow/is/attachment
+                     */
+                    fragment: string;
+                    /** @description True to pin the view to the sidebar, false to hide it in the menu of further views. */
+                    is_pinned: boolean;
+                    /**
+                     * @description The user-facing name; required for custom views, refused for built-in ones. Surrounding whitespace is removed and the result must not be empty.
+                     * @example Files
+                     */
+                    name?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddNavigationViewRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        EditNavigationViewRequest: {
+            content: {
+                "application/json": {
+                    /** @description True to pin the view to the sidebar, false to hide it in the menu of further views. */
+                    is_pinned?: boolean;
+                    /**
+                     * @description A new name for a custom view; refused for built-in views and when another view of the user has it. Surrounding whitespace is removed and the result must not be empty.
+                     * @example Shared files
+                     */
+                    name?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["EditNavigationViewRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+    };
     headers: never;
     pathItems: never;
 }
@@ -3272,12 +3923,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["FetchApiKeyRequest"];
-                "multipart/form-data": components["schemas"]["FetchApiKeyRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["FetchApiKeyRequest"];
         responses: {
             /** @description The account's API key. */
             200: {
@@ -3285,22 +3931,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The API key to send as the password of HTTP basic authentication. */
-                        api_key: string;
-                        /** @description The account's email address, to send as the username. */
-                        email: string;
-                        /** @description The account's user ID. Feature level 171. */
-                        user_id: number;
-                    };
+                    "application/json": components["schemas"]["FetchApiKeySuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3319,43 +3957,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The Zulip release whose API this server speaks. */
-                        zulip_version: string;
-                        /** @description The feature level whose behaviour the server implements. */
-                        zulip_feature_level: number;
-                        /** @description Same as `zulip_version`; kept for clients that read it. */
-                        zulip_merge_base: string;
-                        /** @description Whether mobile push notifications are configured. Always false here. */
-                        push_notifications_enabled: boolean;
-                        /** @description Each login method and whether it is enabled. */
-                        authentication_methods: {
-                            [key: string]: boolean;
-                        };
-                        /** @description Single-sign-on methods. None are offered. */
-                        external_authentication_methods: Record<string, never>[];
-                        /** @description Whether email and password login is enabled. */
-                        email_auth_enabled: boolean;
-                        /** @description Whether usernames are email addresses. */
-                        require_email_format_usernames: boolean;
-                        /** @description Deprecated alias of `realm_url`. */
-                        realm_uri: string;
-                        /** @description The organization's base address. */
-                        realm_url: string;
-                        /** @description The organization's name. */
-                        realm_name: string;
-                        /** @description Address of the organization's icon. */
-                        realm_icon: string;
-                        /** @description The organization's description, rendered as HTML. */
-                        realm_description: string;
-                        /** @description Whether unauthenticated visitors may read web-public channels. */
-                        realm_web_public_access_enabled: boolean;
-                    };
+                    "application/json": components["schemas"]["GetServerSettingsSuccess"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
         };
@@ -3375,60 +3980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The user's ID. */
-                        user_id: number;
-                        /** @description The user's API email address. */
-                        email: string;
-                        /** @description The user's real email address; always visible to its owner. */
-                        delivery_email: string;
-                        /** @description The user's full name. */
-                        full_name: string;
-                        /** @description When the account was created, as an ISO 8601 timestamp. */
-                        date_joined: string;
-                        /** @description Always true here; deactivated users cannot authenticate. */
-                        is_active: boolean;
-                        /** @description Whether the user owns the organization. */
-                        is_owner: boolean;
-                        /** @description Whether the user is an administrator or owner. */
-                        is_admin: boolean;
-                        /** @description Whether the user is a guest. */
-                        is_guest: boolean;
-                        /** @description Whether the account is a bot. */
-                        is_bot: boolean;
-                        /** @description The bot's type, or null for humans. */
-                        bot_type: number | null;
-                        /** @description The bot's owner, or null. */
-                        bot_owner_id: number | null;
-                        /**
-                         * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
-                         * @enum {integer}
-                         */
-                        role: 100 | 200 | 300 | 400 | 600;
-                        /** @description IANA time zone, or an empty string. */
-                        timezone: string;
-                        /** @description Address of the user's avatar. */
-                        avatar_url: string | null;
-                        /** @description Changes whenever the avatar changes. */
-                        avatar_version: number;
-                        /**
-                         * @description Custom profile field values, keyed by field ID (as a
-                         *     string); fields the user left empty are absent.
-                         */
-                        profile_data: {
-                            [key: string]: {
-                                /** @description The raw value (for person fields, a JSON list of user IDs). */
-                                value: string;
-                                /** @description The value rendered to HTML, for field types that accept Markdown. */
-                                rendered_value?: string;
-                            };
-                        };
-                        /** @description The highest message ID the user has received, or -1. Deprecated. */
-                        max_message_id: number;
-                    };
+                    "application/json": components["schemas"]["GetOwnUserSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3443,12 +3995,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["RegisterQueueRequest"];
-                "multipart/form-data": components["schemas"]["RegisterQueueRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["RegisterQueueRequest"];
         responses: {
             /**
              * @description The queue and the initial state. Besides the fields listed, the
@@ -3461,39 +4008,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The new queue's ID; null when `event_types` was an empty list. */
-                        queue_id: string | null;
-                        /** @description The ID before the queue's first event (-1 for a new queue). */
-                        last_event_id: number;
-                        /** @description The Zulip release whose API this server speaks. */
-                        zulip_version: string;
-                        /** @description The feature level whose behaviour the server implements. */
-                        zulip_feature_level: number;
-                        /** @description Same as `zulip_version`. */
-                        zulip_merge_base: string;
-                        /** @description The highest message ID the user has received, or -1. */
-                        max_message_id?: number;
-                        /** @description Longest topic, in characters; longer topics are truncated. */
-                        max_topic_length?: number;
-                        /** @description Longest message, in characters; longer content is truncated. */
-                        max_message_length?: number;
-                        /** @description Longest channel name, in characters. */
-                        max_stream_name_length?: number;
-                        /** @description Longest channel description, in characters. */
-                        max_stream_description_length?: number;
-                        /** @description How clients show the empty topic ("general chat"). */
-                        realm_empty_topic_display_name?: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RegisterQueueSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3519,15 +4040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The queue that was read. */
-                        queue_id: string;
-                        /** @description The events, oldest first. */
-                        events: components["schemas"]["Event"][];
-                    };
+                    "application/json": components["schemas"]["GetEventsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3558,6 +4071,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3585,13 +4100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description One user object per account the requester can access. */
-                        members: components["schemas"]["User"][];
-                    };
+                    "application/json": components["schemas"]["GetUsersSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3606,12 +4115,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["CreateUserRequest"];
-                "multipart/form-data": components["schemas"]["CreateUserRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateUserRequest"];
         responses: {
             /** @description The account was created. */
             200: {
@@ -3619,17 +4123,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The ID given to the new account. Feature level 30. */
-                        user_id: number;
-                    };
+                    "application/json": components["schemas"]["CreateUserSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3699,6 +4199,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3712,12 +4214,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserRequest"];
-                "multipart/form-data": components["schemas"]["UpdateUserRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateUserRequest"];
         responses: {
             /** @description The changes were applied. */
             200: {
@@ -3730,6 +4227,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3784,12 +4283,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserByEmailRequest"];
-                "multipart/form-data": components["schemas"]["UpdateUserByEmailRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateUserRequest"];
         responses: {
             /** @description The changes were applied. */
             200: {
@@ -3802,6 +4296,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3828,6 +4324,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3849,12 +4347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        status: components["schemas"]["UserStatus"];
-                    };
+                    "application/json": components["schemas"]["GetUserStatusSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3872,12 +4365,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateStatusForUserRequest"];
-                "multipart/form-data": components["schemas"]["UpdateStatusForUserRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateStatusForUserRequest"];
         responses: {
             /** @description The status was updated. */
             200: {
@@ -3890,6 +4378,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3900,12 +4390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateStatusRequest"];
-                "multipart/form-data": components["schemas"]["UpdateStatusRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateStatusRequest"];
         responses: {
             /** @description The status was updated. */
             200: {
@@ -3918,6 +4403,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3928,12 +4415,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdatePresenceRequest"];
-                "multipart/form-data": components["schemas"]["UpdatePresenceRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["UpdatePresenceRequest"];
         responses: {
             /**
              * @description The status was recorded. Unless `ping_only` was true, the presence
@@ -3944,45 +4426,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @description The sequence number of the newest presence data returned.
-                         *     Never lower than the `last_update_id` sent; equal to it
-                         *     when nothing changed since. `-1` when no `last_update_id`
-                         *     was sent and no data came back (for instance when the
-                         *     organization disabled presence). Pass it as
-                         *     `last_update_id` next time. Feature level 263.
-                         */
-                        presence_last_update_id?: number;
-                        /**
-                         * @description Only when `ping_only` is false. The server time, in UNIX
-                         *     seconds with a fractional part, at which the presence
-                         *     data was read.
-                         */
-                        server_timestamp?: number;
-                        /**
-                         * @description Only when `ping_only` is false. Presence data per user.
-                         *     In the modern format (when `last_update_id` was sent or
-                         *     `slim_presence` is true) keys are user IDs as strings;
-                         *     otherwise, in the legacy format, keys are the users'
-                         *     API email addresses.
-                         */
-                        presences?: {
-                            [key: string]: components["schemas"]["Presence"];
-                        };
-                        /**
-                         * @deprecated
-                         * @description Deprecated, part of a legacy mirroring system. Clients ignore it.
-                         */
-                        zephyr_mirror_active?: boolean;
-                    };
+                    "application/json": components["schemas"]["UpdatePresenceSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -3993,12 +4443,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["AddApnsTokenRequest"];
-                "multipart/form-data": components["schemas"]["AddApnsTokenRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["AddApnsTokenRequest"];
         responses: {
             /** @description The token was registered. */
             200: {
@@ -4011,6 +4456,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4035,13 +4482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The groups of the organization. */
-                        user_groups: components["schemas"]["UserGroup"][];
-                    };
+                    "application/json": components["schemas"]["GetUserGroupsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4056,12 +4497,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["CreateUserGroupRequest"];
-                "multipart/form-data": components["schemas"]["CreateUserGroupRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateUserGroupRequest"];
         responses: {
             /** @description The group was created. */
             200: {
@@ -4069,17 +4505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The ID of the new group. Feature level 317. */
-                        group_id: number;
-                    };
+                    "application/json": components["schemas"]["CreateUserGroupSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4093,12 +4525,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserGroupRequest"];
-                "multipart/form-data": components["schemas"]["UpdateUserGroupRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateUserGroupRequest"];
         responses: {
             /** @description The group was updated. */
             200: {
@@ -4111,6 +4538,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4137,6 +4566,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4150,12 +4581,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateUserGroupMembersRequest"];
-                "multipart/form-data": components["schemas"]["UpdateUserGroupMembersRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateUserGroupMembersRequest"];
         responses: {
             /** @description The membership was updated. */
             200: {
@@ -4168,6 +4594,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4186,13 +4614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description Every custom profile field, by increasing `order`. */
-                        custom_fields: components["schemas"]["CustomProfileField"][];
-                    };
+                    "application/json": components["schemas"]["GetCustomProfileFieldsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4207,12 +4629,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["CreateCustomProfileFieldRequest"];
-                "multipart/form-data": components["schemas"]["CreateCustomProfileFieldRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateCustomProfileFieldRequest"];
         responses: {
             /** @description The field was created. */
             200: {
@@ -4220,17 +4637,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The ID of the new custom profile field. */
-                        id: number;
-                    };
+                    "application/json": components["schemas"]["CreateCustomProfileFieldSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4249,15 +4662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The custom emoji, keyed by their ID (as a string). */
-                        emoji: {
-                            [key: string]: components["schemas"]["RealmEmoji"];
-                        };
-                    };
+                    "application/json": components["schemas"]["GetCustomEmojiSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4281,11 +4686,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "multipart/form-data": components["schemas"]["UploadCustomEmojiRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UploadCustomEmojiRequest"];
         responses: {
             /** @description The emoji was added. */
             200: {
@@ -4298,6 +4699,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4308,11 +4711,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "multipart/form-data": components["schemas"]["UploadFileRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UploadFileRequest"];
         responses: {
             /** @description The file was stored. */
             200: {
@@ -4320,32 +4719,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @deprecated
-                         * @description Same value as `url`, kept for old clients. Deprecated in feature level 272.
-                         */
-                        uri: string;
-                        /**
-                         * @description The path of the stored file relative to the server, of the
-                         *     form `/user_uploads/{path_id}`. Feature level 272.
-                         */
-                        url: string;
-                        /**
-                         * @description The name under which the file was stored. It may differ
-                         *     from the last part of `url`, which is escaped. Clients
-                         *     build a Markdown link as `[{filename}]({url})`, after
-                         *     removing `[` and `]` from the name. Feature level 285.
-                         */
-                        filename: string;
-                    };
+                    "application/json": components["schemas"]["UploadFileSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4364,15 +4744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The requester's uploads. */
-                        attachments: components["schemas"]["Attachment"][];
-                        /** @description Bytes used by all the files uploaded in the organization. */
-                        upload_space_used: number;
-                    };
+                    "application/json": components["schemas"]["GetAttachmentsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4387,12 +4759,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateSettingsRequest"];
-                "multipart/form-data": components["schemas"]["UpdateSettingsRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateSettingsRequest"];
         responses: {
             /** @description The settings were updated. */
             200: {
@@ -4405,6 +4772,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4415,12 +4784,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateRealmRequest"];
-                "multipart/form-data": components["schemas"]["UpdateRealmRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateRealmRequest"];
         responses: {
             /** @description The settings were updated. */
             200: {
@@ -4433,6 +4797,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4478,13 +4844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The selected channels, sorted by name. Each has `is_default` when `include_default` was true. */
-                        streams: components["schemas"]["Channel"][];
-                    };
+                    "application/json": components["schemas"]["GetStreamsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4510,12 +4870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        stream: components["schemas"]["Channel"];
-                    };
+                    "application/json": components["schemas"]["GetStreamByIdSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4546,6 +4901,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4559,12 +4916,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateStreamRequest"];
-                "multipart/form-data": components["schemas"]["UpdateStreamRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateStreamRequest"];
         responses: {
             /** @description The channel was updated. */
             200: {
@@ -4577,6 +4929,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4598,13 +4952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description One entry per subscribed channel. */
-                        subscriptions: components["schemas"]["Subscription"][];
-                    };
+                    "application/json": components["schemas"]["GetSubscriptionsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4619,12 +4967,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["SubscribeRequest"];
-                "multipart/form-data": components["schemas"]["SubscribeRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["SubscribeRequest"];
         responses: {
             /** @description Who was subscribed to what. */
             200: {
@@ -4632,46 +4975,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @description Newly made subscriptions: keys are user IDs (as strings),
-                         *     values the names of the channels that user was just
-                         *     subscribed to. Keyed by user ID since feature level 207.
-                         */
-                        subscribed: {
-                            [key: string]: string[];
-                        };
-                        /** @description Same shape as `subscribed`, for users who were already subscribed to the named channels. */
-                        already_subscribed: {
-                            [key: string]: string[];
-                        };
-                        /**
-                         * @description Names of existing channels the user was not allowed to
-                         *     subscribe to. Present only when `authorization_errors_fatal`
-                         *     was false.
-                         */
-                        unauthorized?: string[];
-                    };
+                    "application/json": components["schemas"]["SubscribeSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
     unsubscribe: {
         parameters: {
             query: {
-                /** @description JSON list of the names of the channels to leave. */
-                subscriptions: string;
                 /**
-                 * @description JSON list of the users to unsubscribe, all given either as user IDs
-                 *     or as email addresses. Defaults to the requesting user.
+                 * @description The names of the channels to leave: one JSON list
+                 *     (`["Denmark","Verona"]`), or the parameter repeated once per name.
                  */
-                principals?: string;
+                subscriptions: string[];
+                /**
+                 * @description The users to unsubscribe, all given either as user IDs or as email
+                 *     addresses: one JSON list, or the parameter repeated once per user.
+                 *     Defaults to the requesting user.
+                 */
+                principals?: number[] | string[];
             };
             header?: never;
             path?: never;
@@ -4685,19 +5012,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description Names of channels from which a subscription was removed (one entry per removed subscription). */
-                        removed: string[];
-                        /** @description Names of channels to which a named user was not subscribed (one entry per such user and channel). */
-                        not_removed: string[];
-                    };
+                    "application/json": components["schemas"]["UnsubscribeSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4708,12 +5029,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateSubscriptionSettingsRequest"];
-                "multipart/form-data": components["schemas"]["UpdateSubscriptionSettingsRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["UpdateSubscriptionSettingsRequest"];
         responses: {
             /** @description The settings were changed. */
             200: {
@@ -4726,6 +5042,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4753,13 +5071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The topics, ordered by `max_id`, highest first. */
-                        topics: components["schemas"]["Topic"][];
-                    };
+                    "application/json": components["schemas"]["GetStreamTopicsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4785,8 +5097,10 @@ export interface operations {
                 /** @description How many matching messages newer than the anchor to return at most. */
                 num_after?: number;
                 /**
-                 * @description JSON list of narrow terms combined with AND. The empty list selects
-                 *     the user's combined feed.
+                 * @description JSON text of the narrow: a list of narrow terms combined with AND
+                 *     (`x-json-schema`, the `Narrow` schema), such as
+                 *     `[{"operator":"channel","operand":"Denmark"}]`. The empty list
+                 *     selects the user's combined feed.
                  */
                 narrow?: string;
                 /**
@@ -4803,11 +5117,11 @@ export interface operations {
                  */
                 allow_empty_topic_name?: boolean;
                 /**
-                 * @description JSON list of message IDs to fetch instead of a range. Only IDs the
-                 *     user can access and that match the narrow are returned. Feature
-                 *     level 300.
+                 * @description Message IDs to fetch instead of a range, as one JSON list or the
+                 *     parameter repeated once per ID. Only IDs the user can access and
+                 *     that match the narrow are returned. Feature level 300.
                  */
-                message_ids?: string;
+                message_ids?: number[];
             };
             header?: never;
             path?: never;
@@ -4821,23 +5135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The messages, in ascending ID order. */
-                        messages: components["schemas"]["Message"][];
-                        /** @description Whether the anchor message matched the narrow and was found. Always false with `message_ids`. */
-                        found_anchor: boolean;
-                        /** @description Whether the result reaches the newest matching message. Always false with `message_ids`. */
-                        found_newest: boolean;
-                        /** @description Whether the result reaches the oldest matching message. Always false with `message_ids`. */
-                        found_oldest: boolean;
-                        /** @description Whether older matching messages exist that the organization's plan hides. */
-                        history_limited: boolean;
-                        /** @description The message ID the server used as anchor. Absent when `message_ids` was given. */
-                        anchor?: number;
-                    };
+                    "application/json": components["schemas"]["GetMessagesSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4852,12 +5150,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["SendMessageRequest"];
-                "multipart/form-data": components["schemas"]["SendMessageRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["SendMessageRequest"];
         responses: {
             /** @description The message was sent. */
             200: {
@@ -4865,35 +5158,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The new message's ID. */
-                        id: number;
-                        /**
-                         * @description Present only when sending the message changed the
-                         *     sender's visibility policy for the topic (because of the
-                         *     sender's automatic follow or unmute settings): 2 means the
-                         *     topic is now unmuted, 3 that it is now followed. Feature
-                         *     level 218.
-                         * @enum {integer}
-                         */
-                        automatic_new_visibility_policy?: 2 | 3;
-                    };
+                    "application/json": components["schemas"]["SendMessageSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
     "check-messages-match-narrow": {
         parameters: {
             query: {
-                /** @description JSON list of the message IDs to check. */
-                msg_ids: string;
-                /** @description JSON list of narrow terms to check the messages against. */
+                /** @description The message IDs to check, as one JSON list or the parameter repeated once per ID. */
+                msg_ids: number[];
+                /**
+                 * @description JSON text of the narrow to check the messages against: a list of
+                 *     narrow terms (`x-json-schema`, the `Narrow` schema).
+                 */
                 narrow: string;
             };
             header?: never;
@@ -4908,24 +5191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @description Keyed by message ID (as a string); one entry per matching
-                         *     message. The fields have the same meaning as in
-                         *     `GET /messages`.
-                         */
-                        messages: {
-                            [key: string]: {
-                                /** @description The rendered HTML content with search matches highlighted. */
-                                match_content: string;
-                                /** @description The HTML-escaped topic with search matches highlighted. */
-                                match_subject: string;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["CheckMessagesMatchNarrowSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4940,12 +5206,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateMessageFlagsRequest"];
-                "multipart/form-data": components["schemas"]["UpdateMessageFlagsRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["UpdateMessageFlagsRequest"];
         responses: {
             /** @description The flags were updated. */
             200: {
@@ -4953,17 +5214,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The message IDs of the request, returned as given (kept for compatibility). */
-                        messages: number[];
-                    };
+                    "application/json": components["schemas"]["UpdateMessageFlagsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4993,17 +5250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @deprecated
-                         * @description The message's raw Markdown. Deprecated; use `message` with `apply_markdown=false` instead.
-                         */
-                        raw_content: string;
-                        message: components["schemas"]["Message"];
-                    };
+                    "application/json": components["schemas"]["GetMessageSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5034,6 +5281,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5047,12 +5296,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateMessageRequest"];
-                "multipart/form-data": components["schemas"]["UpdateMessageRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateMessageRequest"];
         responses: {
             /** @description The message was edited or moved. */
             200: {
@@ -5060,22 +5304,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /**
-                         * @description Files owned by the acting user that the old content
-                         *     referenced, the new content does not, and that no message
-                         *     references any more. Clients may offer to delete them.
-                         *     Always present, possibly empty. Feature level 285.
-                         */
-                        detached_uploads: components["schemas"]["Attachment"][];
-                    };
+                    "application/json": components["schemas"]["UpdateMessageSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5103,13 +5338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description Snapshots, oldest first; a never-edited message has exactly one. */
-                        message_history: components["schemas"]["EditHistorySnapshot"][];
-                    };
+                    "application/json": components["schemas"]["GetMessageHistorySuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5127,12 +5356,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["AddReactionRequest"];
-                "multipart/form-data": components["schemas"]["AddReactionRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["AddReactionRequest"];
         responses: {
             /** @description The reaction was added. */
             200: {
@@ -5145,6 +5369,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5183,6 +5409,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5193,12 +5421,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["SetTypingStatusRequest"];
-                "multipart/form-data": components["schemas"]["SetTypingStatusRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["SetTypingStatusRequest"];
         responses: {
             /** @description The notification was sent. */
             200: {
@@ -5211,6 +5434,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5224,12 +5449,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["SetTypingStatusForMessageEditRequest"];
-                "multipart/form-data": components["schemas"]["SetTypingStatusForMessageEditRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["SetTypingStatusForMessageEditRequest"];
         responses: {
             /** @description The notification was sent. */
             200: {
@@ -5242,6 +5462,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5260,15 +5482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description How many drafts follow in `drafts`. */
-                        count: number;
-                        /** @description The drafts, least recently edited first; each carries its `id`. */
-                        drafts: components["schemas"]["Draft"][];
-                    };
+                    "application/json": components["schemas"]["GetDraftsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5283,12 +5497,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["CreateDraftsRequest"];
-                "multipart/form-data": components["schemas"]["CreateDraftsRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["CreateDraftsRequest"];
         responses: {
             /** @description The drafts were saved. */
             200: {
@@ -5296,17 +5505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The IDs given to the new drafts, one per element of `drafts`, in the same order. */
-                        ids: number[];
-                    };
+                    "application/json": components["schemas"]["CreateDraftsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5337,6 +5542,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5353,12 +5560,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["EditDraftRequest"];
-                "multipart/form-data": components["schemas"]["EditDraftRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["EditDraftRequest"];
         responses: {
             /** @description The draft was replaced. */
             200: {
@@ -5372,6 +5574,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5390,13 +5594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The scheduled messages, ordered by `scheduled_delivery_timestamp`. */
-                        scheduled_messages: components["schemas"]["ScheduledMessage"][];
-                    };
+                    "application/json": components["schemas"]["GetScheduledMessagesSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5411,12 +5609,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["CreateScheduledMessageRequest"];
-                "multipart/form-data": components["schemas"]["CreateScheduledMessageRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateScheduledMessageRequest"];
         responses: {
             /** @description The message was scheduled. */
             200: {
@@ -5424,17 +5617,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The ID of the new scheduled message, for later edits or deletion. */
-                        scheduled_message_id: number;
-                    };
+                    "application/json": components["schemas"]["CreateScheduledMessageSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5465,6 +5654,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5481,12 +5672,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["UpdateScheduledMessageRequest"];
-                "multipart/form-data": components["schemas"]["UpdateScheduledMessageRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateScheduledMessageRequest"];
         responses: {
             /** @description The scheduled message was changed. */
             200: {
@@ -5500,6 +5686,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5518,13 +5706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: components["schemas"]["SuccessResult"];
-                        msg: components["schemas"]["Msg"];
-                        ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
-                        /** @description The configured views. */
-                        navigation_views: components["schemas"]["NavigationView"][];
-                    };
+                    "application/json": components["schemas"]["GetNavigationViewsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5539,12 +5721,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["AddNavigationViewRequest"];
-                "multipart/form-data": components["schemas"]["AddNavigationViewRequest"];
-            };
-        };
+        requestBody: components["requestBodies"]["AddNavigationViewRequest"];
         responses: {
             /** @description The view was stored. */
             200: {
@@ -5557,6 +5734,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5589,6 +5768,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5607,12 +5788,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/x-www-form-urlencoded": components["schemas"]["EditNavigationViewRequest"];
-                "multipart/form-data": components["schemas"]["EditNavigationViewRequest"];
-            };
-        };
+        requestBody?: components["requestBodies"]["EditNavigationViewRequest"];
         responses: {
             /** @description The view was updated. */
             200: {
@@ -5626,6 +5802,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -106,21 +106,6 @@ describe('paths and methods', () => {
     expect(res.body).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['DELETE', 'GET'] });
     expect(res.headers.get('allow')).toBe('DELETE, GET');
   });
-
-  test('a JSON request body is not the API: its fields are not read', async () => {
-    const res = await server.send('PATCH', '/settings', {
-      as: cast.member,
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(res.status).toBe(200);
-    const body = await fetch(`${server.url}/api/v1/fetch_api_key`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: cast.member.email, password: 'password' }),
-    });
-    expect(body.status).toBe(400);
-    expect(await body.json()).toEqual({ result: 'error', msg: "Missing 'username' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'username' });
-  });
 });
 
 describe('rate limits', () => {

@@ -13,10 +13,14 @@ export type OperationId = keyof operations;
 type Defined<T> = [T] extends [undefined] ? {} : [T] extends [never] ? {} : NonNullable<T>;
 type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P } ? Defined<P> : {};
 type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? Defined<Q> : {};
+// The body's fields as the JSON body declares them (the forms carry the same
+// fields); a file upload, which has only a multipart body, by that one.
 type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer B }
-  ? Defined<B> extends { content: { 'application/x-www-form-urlencoded': infer F } }
-    ? F
-    : {}
+  ? Defined<B> extends { content: { 'application/json': infer J } }
+    ? J
+    : Defined<B> extends { content: { 'multipart/form-data': infer M } }
+      ? M
+      : {}
   : {};
 
 /** The decoded parameters of operation K. */

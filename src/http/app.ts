@@ -1,13 +1,13 @@
-// The Koa application: request IDs and access logs, the error envelope, form
-// body parsing, the route table built from openapi.yaml, and the answers for
-// paths and methods that match no operation.
+// The Koa application: request IDs and access logs, the error envelope, body
+// reading, the served contract, the route table built from openapi.yaml, and
+// the answers for paths and methods that match no operation.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { handlers, publicHandlers } from '../handlers';
 import type { Services } from '../services';
+import { bodyReader } from './body';
+import { contractServing } from './contract';
 import { sendError } from './envelope';
 import { fileServing } from './files';
 import { buildRouter, methodsByShape } from './routes';
@@ -41,17 +41,9 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
     }
   });
 
-  app.use(
-    koaBody({
-      multipart: true,
-      urlencoded: true,
-      json: false,
-      text: false,
-      formLimit: '10mb',
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-      formidable: { maxFileSize: 25 * 1024 * 1024, uploadDir: tmpdir(), keepExtensions: true },
-    }),
-  );
+  // The contract, outside /api/v1.
+  app.use(contractServing(services.config.externalUrl));
+  app.use(bodyReader());
 
   // Uploaded files arrive in a temporary folder; whatever a handler did not
   // move into the store is removed once the request is answered.

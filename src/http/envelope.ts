@@ -13,7 +13,7 @@ export function sendError(ctx: Koa.Context, error: unknown, log: Logger, request
     ctx.body = { result: 'error', msg: error.message, code: error.code, ...error.extra };
     return;
   }
-  // koa-body raises HTTP errors for bodies it cannot read (too large, malformed).
+  // HTTP errors raised by Koa's middleware for requests it cannot read.
   const status = (error as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     ctx.status = status === 413 ? 413 : 400;

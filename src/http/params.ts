@@ -1,27 +1,29 @@
-// Reads an operation's parameters from a request: the form body first, then the
-// query string, whatever the method; decodes the JSON-valued ones; and checks
-// them against the operation's schemas with openapi-backend's compiled
-// validators. Parameters the operation does not define are reported back so the
-// success envelope can list them in `ignored_parameters_unsupported`.
+// Reads an operation's parameters from a request: the body first (a form or a
+// JSON object), then the query string, whatever the method; decodes the values
+// of forms and query strings (JSON text where the contract says the value is
+// not text, a repeated name as a list); and checks them against the
+// operation's schemas with openapi-backend's compiled validators. Parameters
+// the operation does not define are reported back so the success envelope can
+// list them in `ignored_parameters_unsupported`.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ApiError, badRequest, missingArgument } from '../errors';
-import type { OperationSpec } from './spec';
+import type { RequestBody } from './body';
+import type { FormFields } from './form';
+import type { OperationSpec, ParamSpec, TextReading } from './spec';
 
 /** What a request carried, before decoding. */
 export interface RawRequest {
   pathParams: Record<string, string>;
-  query: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown> | undefined;
+  query: FormFields;
+  body: RequestBody | undefined;
+  /** The field names of the uploaded files of a multipart body. */
+  fileFields: string[];
 }
 
 /** The decoded, validated parameters and the names the operation ignored. */
 export interface ParsedParams {
   params: Record<string, unknown>;
   ignored: string[];
-}
-
-function first(value: unknown): unknown {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
@@ -34,14 +36,29 @@ function plainlyNotJson(text: string): boolean {
   return !mayStartJson && text !== 'true' && text !== 'false' && text !== 'null';
 }
 
-function decode(name: string, text: string, json: boolean, textAllowed: boolean): unknown {
-  if (!json || (textAllowed && plainlyNotJson(text))) return text;
+function decode(name: string, text: string, how: TextReading): unknown {
+  if (!how.json || (how.textAllowed && plainlyNotJson(text))) return text;
   try {
     return JSON.parse(text);
   } catch {
-    if (textAllowed) return text;
+    if (how.textAllowed) return text;
     throw badRequest(`${name} is not valid JSON`);
   }
+}
+
+/**
+ * The value of a form field or query parameter: JSON text decoded as the
+ * contract says; a repeated name is a list of its values, each read as an
+ * item (and refused for a parameter that takes one value); a lone value of a
+ * list parameter that is not a JSON list or object is a list of that one item.
+ */
+function fromText(spec: ParamSpec, text: string | string[]): unknown {
+  if (Array.isArray(text)) {
+    if (!spec.list) throw badRequest(`${spec.name} was sent more than once`);
+    return text.map((item) => decode(spec.name, item, spec.item));
+  }
+  if (spec.listOnly && !/^\s*[[{]/.test(text)) return [decode(spec.name, text, spec.item)];
+  return decode(spec.name, text, spec);
 }
 
 /** `drafts/0/type` -> `drafts[0]["type"]`, the way error messages name nested values. */
@@ -96,6 +113,7 @@ export function validationError(errors: ErrorObject[]): ApiError {
 /**
  * Collects, decodes and validates the parameters of `op` from `raw`.
  * Throws an ApiError naming the first parameter that is missing or malformed.
+ * A parameter in the body wins over the same one in the query string.
  */
 export function parseParams(op: OperationSpec, validators: ValidateFunction[], raw: RawRequest): ParsedParams {
   const path: Record<string, unknown> = {};
@@ -104,7 +122,7 @@ export function parseParams(op: OperationSpec, validators: ValidateFunction[], r
   const ignored = new Set<string>();
   const seen = new Set<string>();
 
-  const take = (name: string, value: unknown) => {
+  const take = (name: string, value: unknown, native: boolean) => {
     if (seen.has(name)) return;
     seen.add(name);
     const spec = op.params.get(name);
@@ -112,12 +130,14 @@ export function parseParams(op: OperationSpec, validators: ValidateFunction[], r
       ignored.add(name);
       return;
     }
-    const text = first(value);
-    if (typeof text !== 'string') return; // an uploaded file; handlers read those from the request
-    (spec.in === 'query' ? query : body)[name] = decode(name, text, spec.json, spec.textAllowed);
+    (spec.in === 'query' ? query : body)[name] = native ? value : fromText(spec, value as string | string[]);
   };
-  for (const [name, value] of Object.entries(raw.body ?? {})) take(name, value);
-  for (const [name, value] of Object.entries(raw.query)) take(name, value);
+  const sent = raw.body;
+  if (sent && 'value' in sent) for (const [name, value] of Object.entries(sent.value)) take(name, value, true);
+  if (sent && 'fields' in sent) for (const [name, value] of Object.entries(sent.fields)) take(name, value, false);
+  for (const [name, value] of Object.entries(raw.query)) take(name, value, false);
+  // Files are handed to the handlers of operations that take them; elsewhere they are not read.
+  if (!op.uploads) for (const name of raw.fileFields) ignored.add(name);
 
   for (const [name, value] of Object.entries(raw.pathParams)) {
     const spec = op.params.get(name);

@@ -7,23 +7,14 @@ import type OpenAPIBackend from 'openapi-backend';
 import type { ValidateFunction } from 'ajv';
 import type { HandlerMap, PublicHandlerMap } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
+import { badRequest } from '../errors';
 import type { Services } from '../services';
+import { requestBody, unsupportedMediaType } from './body';
+import { parseUrlencoded } from './form';
 import { parseParams } from './params';
 import type { OperationSpec } from './spec';
 
 type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
-
-/**
- * The query string's parameters, the first value of each (all that parameter
- * parsing takes). Koa's `ctx.query` builds every value list property by
- * property, which measured at a tenth of the cost of a long-poll request.
- */
-function queryOf(querystring: string): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  if (querystring === '') return out;
-  for (const [name, value] of new URLSearchParams(querystring)) if (!(name in out)) out[name] = value;
-  return out;
-}
 
 /** The names of a path template's parameters, in order. */
 function parameterNames(path: string): string[] {
@@ -52,9 +43,11 @@ function specificity(a: string, b: string): number {
   return y.length - x.length;
 }
 
+/** The uploaded files by field name; a field holding several files is refused, not cut to one. */
 function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
   const out: Record<string, UploadedFile> = {};
   for (const [field, value] of Object.entries(ctx.request.files ?? {})) {
+    if (Array.isArray(value) && value.length > 1) throw badRequest(`${field} was sent more than once`);
     const file = Array.isArray(value) ? value[0] : value;
     if (file) out[field] = { path: file.filepath, name: file.originalFilename ?? 'file', size: file.size, type: file.mimetype ?? 'application/octet-stream' };
   }
@@ -120,16 +113,20 @@ export function buildRouter(
         const raw = ctx.params[routeNames[i]] as unknown;
         pathParams[names[i]] = Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
       }
+      const body = requestBody(ctx);
+      if (body && !op.bodyTypes.includes(body.type)) throw unsupportedMediaType(body.type, op.bodyTypes);
       const authed = op.authenticated;
       const auth = authed ? await services.auth.authenticate(ctx.get('authorization') || undefined) : null;
       const limit = auth ? services.limits.user.hit(`user:${auth.user.id}`) : services.limits.ip.hit(`ip:${ctx.ip}`);
       ctx.set('X-RateLimit-Limit', String(limit.limit));
       ctx.set('X-RateLimit-Remaining', String(limit.remaining));
       ctx.set('X-RateLimit-Reset', String(limit.reset));
+      const files = uploadedFiles(ctx);
       const { params, ignored } = parseParams(op, validatorsOf(op.operationId), {
         pathParams,
-        query: queryOf(ctx.querystring),
-        body: ctx.request.body as Record<string, unknown> | undefined,
+        query: parseUrlencoded(ctx.querystring, 'query string'),
+        body,
+        fileFields: Object.keys(files),
       });
       const handler = bound.get(op.operationId)!;
       const aborts: (() => void)[] = [];
@@ -146,7 +143,7 @@ export function buildRouter(
           get host() {
             return ctx.host;
           },
-          files: uploadedFiles(ctx),
+          files,
           onAbort: (cancel: () => void) => aborts.push(cancel),
           ...(auth ?? {}),
         });

@@ -1,22 +1,33 @@
 // Loads openapi.yaml once and describes each operation the way the HTTP layer
-// needs it: its route, whether it needs credentials, and where and how each of
-// its parameters is read.
+// needs it: its route, whether it needs credentials, the body types it
+// accepts, and where and how each of its parameters is read.
 import { resolve } from 'node:path';
 import OpenAPIBackend from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { projectRoot } from '../paths';
+import { JSON_TYPE, MULTIPART_TYPE, URLENCODED_TYPE } from './body';
 
-/** Where a parameter is declared: path, query string, or form body. */
+/** Where a parameter is declared: path, query string, or request body. */
 export type ParamLocation = 'path' | 'query' | 'body';
 
-/** One parameter of an operation. */
-export interface ParamSpec {
-  name: string;
-  in: ParamLocation;
-  /** Whether the value arrives as JSON text (lists, objects, numbers, booleans). */
+/** How one text value (a form field, a query parameter) is read. */
+export interface TextReading {
+  /** Whether the text is JSON (lists, objects, numbers, booleans, null). */
   json: boolean;
   /** Whether plain text is also acceptable when the value is not JSON. */
   textAllowed: boolean;
+}
+
+/** One parameter of an operation. */
+export interface ParamSpec extends TextReading {
+  name: string;
+  in: ParamLocation;
+  /** Whether the value may be a list, so that a name repeated in a form is that list. */
+  list: boolean;
+  /** Whether the value is always a list, so that a lone value that is not JSON text is a list of one. */
+  listOnly: boolean;
+  /** How each value of a repeated name is read: as an item of the list. */
+  item: TextReading;
   /** For path parameters: whether the value may contain `/`. */
   matchesSlashes: boolean;
   /** For path parameters: whether the value is an integer. */
@@ -31,34 +42,86 @@ export interface OperationSpec {
   path: string;
   authenticated: boolean;
   params: Map<string, ParamSpec>;
+  /** The body types the operation reads (others are answered 415). */
+  bodyTypes: string[];
+  /** Whether the operation takes uploaded files (its body is multipart alone), under any field name. */
+  uploads: boolean;
 }
 
 /** The location of openapi.yaml. */
 export const specPath = resolve(projectRoot, 'openapi.yaml');
 
+/**
+ * The extension of a `type: string` query parameter whose text is JSON: its
+ * value is the schema of the decoded value, which the server validates.
+ */
+export const JSON_SCHEMA_EXTENSION = 'x-json-schema';
+
 type Schema = OpenAPIV3.SchemaObject;
+
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as OpenAPIV3.HttpMethods[];
+
+function branches(schema: Schema): Schema[] {
+  return [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])] as Schema[];
+}
 
 function typesOf(schema: Schema | undefined): Set<string> {
   const out = new Set<string>();
   if (!schema) return out;
   if (schema.type) out.add(schema.type);
-  for (const sub of [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])]) {
-    for (const t of typesOf(sub as Schema)) out.add(t);
-  }
+  for (const sub of branches(schema)) for (const t of typesOf(sub)) out.add(t);
   return out;
+}
+
+/** The item schemas of every list form `schema` allows. */
+function itemsOf(schema: Schema | undefined): Schema[] {
+  if (!schema) return [];
+  const own = schema.type === 'array' ? [(schema as OpenAPIV3.ArraySchemaObject).items as Schema] : [];
+  return [...own, ...branches(schema).flatMap(itemsOf)];
+}
+
+function reading(types: Set<string>): TextReading {
+  return { json: [...types].some((t) => t !== 'string'), textAllowed: types.size === 0 || types.has('string') };
 }
 
 function paramSpec(name: string, where: ParamLocation, schema: Schema | undefined, extra: Record<string, unknown> = {}): ParamSpec {
   const types = typesOf(schema);
-  const nonText = [...types].some((t) => t !== 'string');
+  const itemTypes = new Set(itemsOf(schema).flatMap((item) => [...typesOf(item)]));
   return {
     name,
     in: where,
-    json: nonText,
-    textAllowed: types.size === 0 || types.has('string'),
+    ...reading(types),
+    list: types.has('array'),
+    listOnly: types.size === 1 && types.has('array'),
+    item: reading(itemTypes),
     matchesSlashes: extra['x-matches-slashes'] === true,
     integer: types.has('integer') && !types.has('string'),
   };
+}
+
+/**
+ * Turns the (dereferenced) contract into the one the server validates: a
+ * query parameter declared as JSON text (`type: string` with `x-json-schema`)
+ * is checked, once decoded, against the schema of its decoded value.
+ */
+function serverView(document: OpenAPIV3.Document): void {
+  const swap = (parameter: OpenAPIV3.ParameterObject | OpenAPIV3.ReferenceObject) => {
+    const schema = 'schema' in parameter ? (parameter.schema as Record<string, unknown> | undefined) : undefined;
+    const decoded = schema?.[JSON_SCHEMA_EXTENSION];
+    if (decoded) (parameter as OpenAPIV3.ParameterObject).schema = decoded as Schema;
+  };
+  for (const parameter of Object.values(document.components?.parameters ?? {})) swap(parameter);
+  for (const item of Object.values(document.paths)) {
+    for (const parameter of item?.parameters ?? []) swap(parameter);
+    for (const method of httpMethods) for (const parameter of item?.[method]?.parameters ?? []) swap(parameter);
+  }
+}
+
+/** The types an operation's body may have: multipart alone for file uploads, else JSON and both forms. */
+function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined): string[] {
+  const declared = Object.keys(body?.content ?? {});
+  const uploadOnly = declared.includes(MULTIPART_TYPE) && !declared.includes(URLENCODED_TYPE) && !declared.includes(JSON_TYPE);
+  return uploadOnly ? [MULTIPART_TYPE] : [JSON_TYPE, URLENCODED_TYPE, MULTIPART_TYPE];
 }
 
 /**
@@ -76,18 +139,20 @@ export async function loadSpec(path = specPath): Promise<{ api: OpenAPIBackend; 
     ajvOpts: { strict: false, allErrors: false, validateFormats: false },
   });
   await api.init();
+  // Validators are compiled on first use, so from the server's view.
+  serverView(api.definition as OpenAPIV3.Document);
   const operations: OperationSpec[] = [];
   for (const op of api.getOperations()) {
     if (!op.operationId) continue;
     const params = new Map<string, ParamSpec>();
     for (const p of (op.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
-      const schema = (p.schema ?? p.content?.['application/json']?.schema) as Schema | undefined;
+      const schema = (p.schema ?? p.content?.[JSON_TYPE]?.schema) as Schema | undefined;
       const where: ParamLocation = p.in === 'path' ? 'path' : 'query';
       params.set(p.name, paramSpec(p.name, where, schema, p as unknown as Record<string, unknown>));
     }
     const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
-    const form = body?.content['application/x-www-form-urlencoded'] ?? body?.content['multipart/form-data'];
-    const properties = (form?.schema as Schema | undefined)?.properties ?? {};
+    const media = body?.content[JSON_TYPE] ?? body?.content[URLENCODED_TYPE] ?? body?.content[MULTIPART_TYPE];
+    const properties = (media?.schema as Schema | undefined)?.properties ?? {};
     for (const [name, schema] of Object.entries(properties)) params.set(name, paramSpec(name, 'body', schema as Schema));
     const security = op.security ?? api.definition.security ?? [];
     operations.push({
@@ -96,6 +161,8 @@ export async function loadSpec(path = specPath): Promise<{ api: OpenAPIBackend; 
       path: op.path,
       authenticated: security.length > 0,
       params,
+      bodyTypes: bodyTypesOf(body),
+      uploads: bodyTypesOf(body).length === 1,
     });
   }
   return { api, operations };

@@ -16,8 +16,8 @@ import type { Services } from '../../src/services';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
 
-/** How to send parameters: urlencoded form, multipart form, or the query string. */
-export type Encoding = 'form' | 'multipart' | 'query';
+/** How to send parameters: urlencoded form, multipart form, JSON body, or the query string. */
+export type Encoding = 'form' | 'multipart' | 'json' | 'query';
 
 /** One request. */
 export interface CallOptions {
@@ -28,6 +28,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Files for a multipart request: field name -> file. */
   files?: Record<string, { name: string; content: string | Buffer; type?: string }>;
+  /** A raw body, sent as it is (with the Content-Type of `headers`, if any) in place of `params`. */
+  body?: string | Buffer;
 }
 
 /** A response: status, headers and parsed JSON body. */
@@ -165,9 +167,14 @@ export class TestServer {
     const auth = authorization(options.as);
     if (auth) headers.authorization = auth;
     let target = `${this.url}/api/v1${path}`;
-    let body: URLSearchParams | FormData | undefined;
+    let body: URLSearchParams | FormData | string | undefined;
     const params = Object.entries(options.params ?? {}).filter(([, v]) => v !== undefined);
-    if (encoding === 'query' && params.length > 0) {
+    if (options.body !== undefined) {
+      // Sent below as it is.
+    } else if (encoding === 'json') {
+      body = JSON.stringify(Object.fromEntries(params));
+      headers['content-type'] ??= 'application/json';
+    } else if (encoding === 'query' && params.length > 0) {
       const qs = new URLSearchParams(params.map(([k, v]): [string, string] => [k, encode(v)]));
       target += (target.includes('?') ? '&' : '?') + qs.toString();
     } else if (encoding === 'form' && params.length > 0) {
@@ -181,8 +188,10 @@ export class TestServer {
       body = form;
     }
     // node:http rather than fetch, so that tests may set the Host header.
-    let payload: Buffer | undefined;
-    if (body) {
+    let payload: Buffer | undefined = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
+    if (payload) {
+      headers['content-length'] ??= String(payload.length);
+    } else if (body !== undefined) {
       const encoded = new Request('http://encoder.invalid', { method: 'POST', body });
       payload = Buffer.from(await encoded.arrayBuffer());
       headers['content-type'] ??= encoded.headers.get('content-type')!;
