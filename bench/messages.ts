@@ -28,8 +28,12 @@ const connections = Number(process.env.BENCH_CONNECTIONS || 10);
 const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
 const subscribers = 50;
 
+/** A parsed JSON answer. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers of several operations, each read for one or two fields
+type Answer = any;
+
 /** Sends one form request and returns the parsed JSON answer. */
-function call(port: number, agent: Agent, user: BenchUser, method: string, path: string, form?: Record<string, string>): Promise<any> {
+function call(port: number, agent: Agent, user: BenchUser, method: string, path: string, form?: Record<string, string>): Promise<Answer> {
   const body = form ? new URLSearchParams(form).toString() : undefined;
   return new Promise((resolve, reject) => {
     const req = request(

@@ -22,7 +22,8 @@ export interface StatusChange {
  */
 export async function doUpdateUserStatus(services: Services, target: User, change: StatusChange): Promise<void> {
   const statusText = change.statusText?.trim();
-  let { emojiName, emojiCode, reactionType } = change;
+  const { emojiName } = change;
+  let { emojiCode, reactionType } = change;
   if (change.away === undefined && statusText === undefined && emojiName === undefined) throw new ApiError('Client did not pass any new values.');
   if (emojiName === '') {
     emojiCode = '';

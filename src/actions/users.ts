@@ -36,6 +36,7 @@ export function checkFullName(raw: string): string {
   const name = raw.trim();
   if (name.length > 100) throw new ApiError('Name too long!');
   if (!name) throw new ApiError('Name too short!');
+  // eslint-disable-next-line no-control-regex -- a name must not hold control characters
   if (/[\u0000-\u001f\u007f*`\\>"@]/.test(name)) throw new ApiError('Invalid characters in name!');
   return name;
 }

@@ -10,9 +10,11 @@ import type { Services } from '../services';
 /** Every operationId of openapi.yaml. */
 export type OperationId = keyof operations;
 
-type Defined<T> = [T] extends [undefined] ? {} : [T] extends [never] ? {} : NonNullable<T>;
-type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P } ? Defined<P> : {};
-type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? Defined<Q> : {};
+/** No parameters (an object type without fields, neutral in an intersection). */
+type NoFields = Record<never, never>;
+type Defined<T> = [T] extends [undefined] ? NoFields : [T] extends [never] ? NoFields : NonNullable<T>;
+type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P } ? Defined<P> : NoFields;
+type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? Defined<Q> : NoFields;
 // The body's fields as the JSON body declares them (the forms carry the same
 // fields); a file upload, which has only a multipart body, by that one.
 type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer B }
@@ -20,8 +22,8 @@ type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer
     ? J
     : Defined<B> extends { content: { 'multipart/form-data': infer M } }
       ? M
-      : {}
-  : {};
+      : NoFields
+  : NoFields;
 
 /** The decoded parameters of operation K. */
 export type Params<K extends OperationId> = PathOf<K> & QueryOf<K> & BodyOf<K>;

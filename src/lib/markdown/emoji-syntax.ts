@@ -127,9 +127,9 @@ export function typedEmojiRule(state: StateCore): void {
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
     // Only non-ASCII text can hold an emoji sequence.
-    if (!/[^\x00-\x7f]/.test(block.content)) continue;
+    if (!/[\u0080-\uffff]/.test(block.content)) continue;
     block.children = block.children.flatMap((child) =>
-      child.type === 'text' && /[^\x00-\x7f]/.test(child.content) ? splitText(child, state) : [child],
+      child.type === 'text' && /[\u0080-\uffff]/.test(child.content) ? splitText(child, state) : [child],
     );
   }
 }

@@ -202,7 +202,7 @@ async function fetchRange(query: IdQuery, idColumn: Prisma.Sql, anchor: number, 
   const needBefore = !toLeft && numBefore > 0;
   const needAfter = !toRight && numAfter > 0;
   const include = includeAnchor ? 1 : 0;
-  let ids: number[] = [];
+  let ids: number[];
   if (needBefore && needAfter) {
     const before = await query(sql` AND ${idColumn} <= ${anchor - 1}`, 'DESC', numBefore);
     const after = await query(sql` AND ${idColumn} >= ${anchor}`, 'ASC', numAfter + 1);
