@@ -17,7 +17,14 @@ const nodeGlobals = {
 
 export default defineConfig(
   // test/clients/.run-*/ holds clients the suite generates from the contract.
-  globalIgnores(['generated/', 'dist/', 'node_modules/', 'coverage/', 'data/', 'test/clients/.run-*/']),
+  globalIgnores([
+    'generated/',
+    'dist/',
+    'node_modules/',
+    'coverage/',
+    'data/',
+    'test/clients/.run-*/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -15,9 +15,15 @@ const base = {
   ],
 };
 
-const projects = [{ ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] }];
+const projects = [
+  { ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] },
+];
 if (process.env.TEST_POSTGRES_URL) {
-  projects.push({ ...base, displayName: 'postgresql', setupFiles: ['<rootDir>/test/support/use-postgres.js'] });
+  projects.push({
+    ...base,
+    displayName: 'postgresql',
+    setupFiles: ['<rootDir>/test/support/use-postgres.js'],
+  });
 } else {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');
 }

@@ -24,9 +24,18 @@ export interface ServerInfo extends Partial<BenchUser> {
  * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
  * there when it stops.
  */
-export function startServer(kind: 'bare' | 'fanout' | 'chat', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const profile = kind === 'chat' && process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, join(__dirname, 'servers.js'), kind], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+export function startServer(
+  kind: 'bare' | 'fanout' | 'chat',
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const profile =
+    kind === 'chat' && process.env.BENCH_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+      : [];
+  const child = spawn(process.execPath, [...profile, join(__dirname, 'servers.js'), kind], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve({ child, info: JSON.parse(line) }));
@@ -40,7 +49,10 @@ export function basicAuth(user: Pick<BenchUser, 'email' | 'apiKey'>): string {
 }
 
 /** A warm-up, then the measured autocannon run. */
-export async function load(options: autocannon.Options, seconds: number): Promise<autocannon.Result> {
+export async function load(
+  options: autocannon.Options,
+  seconds: number,
+): Promise<autocannon.Result> {
   await autocannon({ ...options, duration: Math.min(2, seconds) });
   return autocannon({ ...options, duration: seconds });
 }

@@ -33,11 +33,28 @@ const subscribers = 50;
 type Answer = any;
 
 /** Sends one form request and returns the parsed JSON answer. */
-function call(port: number, agent: Agent, user: BenchUser, method: string, path: string, form?: Record<string, string>): Promise<Answer> {
+function call(
+  port: number,
+  agent: Agent,
+  user: BenchUser,
+  method: string,
+  path: string,
+  form?: Record<string, string>,
+): Promise<Answer> {
   const body = form ? new URLSearchParams(form).toString() : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method, path: `/api/v1${path}`, agent, headers: { authorization: basicAuth(user), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/v1${path}`,
+        agent,
+        headers: {
+          authorization: basicAuth(user),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -51,8 +68,13 @@ function call(port: number, agent: Agent, user: BenchUser, method: string, path:
 
 /** Starts pollers.js: a waiting long-poll on each queue, in a process of its own; `stop()` returns the message events it saw. */
 async function startPollers(port: number, users: BenchUser[], queues: string[]) {
-  const config = JSON.stringify({ port, polls: users.map((u, i) => ({ email: u.email, apiKey: u.apiKey, queueId: queues[i] })) });
-  const child = spawn(process.execPath, [join(__dirname, 'pollers.js'), config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const config = JSON.stringify({
+    port,
+    polls: users.map((u, i) => ({ email: u.email, apiKey: u.apiKey, queueId: queues[i] })),
+  });
+  const child = spawn(process.execPath, [join(__dirname, 'pollers.js'), config], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
   await next(); // ready
@@ -66,7 +88,14 @@ async function startPollers(port: number, users: BenchUser[], queues: string[]) 
 }
 
 /** Adds `count` messages to the channel directly in the database, `target` of them in topic "target". */
-async function seed(databaseUrl: string, realmId: number, streamId: number, senderId: number, count: number, target: number): Promise<void> {
+async function seed(
+  databaseUrl: string,
+  realmId: number,
+  streamId: number,
+  senderId: number,
+  count: number,
+  target: number,
+): Promise<void> {
   const db = await openDatabase(databaseUrl);
   try {
     const batch = 1000;
@@ -76,11 +105,26 @@ async function seed(databaseUrl: string, realmId: number, streamId: number, send
         for (let i = start; i < Math.min(count, start + batch); i++) {
           const topic = i >= count - target ? 'target' : `filler ${i % 500}`;
           const content = `message ${i} about the quarterly numbers`;
-          rows.push({ realmId, senderId, streamId, topic, topicLower: topic, content, renderedContent: `<p>${content}</p>` });
+          rows.push({
+            realmId,
+            senderId,
+            streamId,
+            topic,
+            topicLower: topic,
+            content,
+            renderedContent: `<p>${content}</p>`,
+          });
         }
         await tx.message.createMany({ data: rows });
-        const ids = await tx.message.findMany({ where: { streamId }, orderBy: { id: 'desc' }, take: rows.length, select: { id: true } });
-        await tx.userMessage.createMany({ data: ids.map(({ id }) => ({ userId: senderId, messageId: id, read: true })) });
+        const ids = await tx.message.findMany({
+          where: { streamId },
+          orderBy: { id: 'desc' },
+          take: rows.length,
+          select: { id: true },
+        });
+        await tx.userMessage.createMany({
+          data: ids.map(({ id }) => ({ userId: senderId, messageId: id, read: true })),
+        });
       });
     }
   } finally {
@@ -94,7 +138,14 @@ async function seed(databaseUrl: string, realmId: number, streamId: number, send
  * pragmas, straight through better-sqlite3; returns the wall-clock and CPU
  * microseconds per message.
  */
-function databaseFloor(databaseUrl: string, realmId: number, streamId: number, senderId: number, userIds: number[], count: number): { wall: number; cpu: number } | null {
+function databaseFloor(
+  databaseUrl: string,
+  realmId: number,
+  streamId: number,
+  senderId: number,
+  userIds: number[],
+  count: number,
+): { wall: number; cpu: number } | null {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.provider !== 'sqlite') return null;
   const db = new BetterSqlite3(target.file);
@@ -103,10 +154,21 @@ function databaseFloor(databaseUrl: string, realmId: number, streamId: number, s
     db.pragma('foreign_keys = ON');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
-    const message = db.prepare(`INSERT INTO "Message" ("realmId", "senderId", "streamId", "topic", "topicLower", "content", "renderedContent", "dateSent") VALUES (?, ?, ?, 'floor', 'floor', ?, ?, ?) RETURNING "id"`);
-    const recipients = db.prepare(`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${userIds.map(() => '(?, ?, 0, 0, 0, 0, 0)').join(', ')}`);
+    const message = db.prepare(
+      `INSERT INTO "Message" ("realmId", "senderId", "streamId", "topic", "topicLower", "content", "renderedContent", "dateSent") VALUES (?, ?, ?, 'floor', 'floor', ?, ?, ?) RETURNING "id"`,
+    );
+    const recipients = db.prepare(
+      `INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${userIds.map(() => '(?, ?, 0, 0, 0, 0, 0)').join(', ')}`,
+    );
     const send = db.transaction(() => {
-      const { id } = message.get(realmId, senderId, streamId, 'Hello **everyone**', '<p>Hello <strong>everyone</strong></p>', new Date().toISOString()) as { id: number };
+      const { id } = message.get(
+        realmId,
+        senderId,
+        streamId,
+        'Hello **everyone**',
+        '<p>Hello <strong>everyone</strong></p>',
+        new Date().toISOString(),
+      ) as { id: number };
       recipients.run(userIds.flatMap((userId) => [userId, id]));
     });
     for (let i = 0; i < count / 10; i++) send();
@@ -114,7 +176,10 @@ function databaseFloor(databaseUrl: string, realmId: number, streamId: number, s
     const cpu = process.cpuUsage();
     for (let i = 0; i < count; i++) send();
     const used = process.cpuUsage(cpu);
-    return { wall: Number(process.hrtime.bigint() - started) / 1000 / count, cpu: (used.user + used.system) / count };
+    return {
+      wall: Number(process.hrtime.bigint() - started) / 1000 / count,
+      cpu: (used.user + used.system) / count,
+    };
   } finally {
     db.close();
   }
@@ -132,20 +197,44 @@ async function main(): Promise<void> {
       subscriptions: JSON.stringify([{ name: 'bench' }]),
       principals: JSON.stringify(users.map((u) => u.id)),
     });
-    if (subscribed.result !== 'success') throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
-    const form = 'type=stream&to=bench&topic=benchmark&content=' + encodeURIComponent('Hello **everyone**, a message of ordinary length with a [link](https://example.com).');
-    const postOptions = { method: 'POST' as const, body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' }, connections };
-    const chatPost = { ...postOptions, url: `http://127.0.0.1:${port}/api/v1/messages`, headers: { ...postOptions.headers, authorization: basicAuth(owner) } };
+    if (subscribed.result !== 'success')
+      throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
+    const form =
+      'type=stream&to=bench&topic=benchmark&content=' +
+      encodeURIComponent(
+        'Hello **everyone**, a message of ordinary length with a [link](https://example.com).',
+      );
+    const postOptions = {
+      method: 'POST' as const,
+      body: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      connections,
+    };
+    const chatPost = {
+      ...postOptions,
+      url: `http://127.0.0.1:${port}/api/v1/messages`,
+      headers: { ...postOptions.headers, authorization: basicAuth(owner) },
+    };
     const marker = { type: 'stream', to: 'bench', topic: 'marker', content: 'marker' };
     const quietSend = await load(chatPost, seconds);
 
     const queues: string[] = [];
-    for (const user of users) queues.push((await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' })).queue_id);
+    for (const user of users)
+      queues.push(
+        (await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' }))
+          .queue_id,
+      );
     const polls = await startPollers(port, users, queues);
-    const bareSend = await load({ ...postOptions, url: `http://127.0.0.1:${bare.info.port}/api/v1/messages` }, seconds);
+    const bareSend = await load(
+      { ...postOptions, url: `http://127.0.0.1:${bare.info.port}/api/v1/messages` },
+      seconds,
+    );
     const fanout = await startServer('fanout');
     const fanoutPolls = await startPollers(fanout.info.port, users, queues);
-    const fanoutSend = await load({ ...postOptions, url: `http://127.0.0.1:${fanout.info.port}/api/v1/messages` }, seconds);
+    const fanoutSend = await load(
+      { ...postOptions, url: `http://127.0.0.1:${fanout.info.port}/api/v1/messages` },
+      seconds,
+    );
     await fanoutPolls.stop();
     fanout.child.kill();
     const before = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
@@ -155,30 +244,75 @@ async function main(): Promise<void> {
     const sent = after - before + 1; // the warm-up, the measured run and the second marker
     const delivered = await polls.stop();
 
-    const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find((s: { name: string }) => s.name === 'bench');
-    const realmId = (await call(port, agent, owner, 'POST', '/register', { event_types: '[]', fetch_event_types: '["realm"]' })).realm_id;
+    const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find(
+      (s: { name: string }) => s.name === 'bench',
+    );
+    const realmId = (
+      await call(port, agent, owner, 'POST', '/register', {
+        event_types: '[]',
+        fetch_event_types: '["realm"]',
+      })
+    ).realm_id;
     const started = Date.now();
     await seed(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, totalMessages, 100);
     const seededIn = (Date.now() - started) / 1000;
     // Seeding can outlast the server's keep-alive timeout: start on new sockets.
     agent.destroy();
 
-    const narrow = encodeURIComponent(JSON.stringify([{ operator: 'channel', operand: 'bench' }, { operator: 'topic', operand: 'target' }]));
+    const narrow = encodeURIComponent(
+      JSON.stringify([
+        { operator: 'channel', operand: 'bench' },
+        { operator: 'topic', operand: 'target' },
+      ]),
+    );
     const path = `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`;
     const check = await call(port, agent, owner, 'GET', path.replace('/api/v1', ''));
-    const bareRead = await load({ url: `http://127.0.0.1:${bare.info.port}${path}`, connections }, seconds);
-    const read = await load({ url: `http://127.0.0.1:${port}${path}`, connections, headers: { authorization: basicAuth(owner) } }, seconds);
-    const floor = databaseFloor(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, [owner.id, ...users.map((u) => u.id)], 2000);
+    const bareRead = await load(
+      { url: `http://127.0.0.1:${bare.info.port}${path}`, connections },
+      seconds,
+    );
+    const read = await load(
+      {
+        url: `http://127.0.0.1:${port}${path}`,
+        connections,
+        headers: { authorization: basicAuth(owner) },
+      },
+      seconds,
+    );
+    const floor = databaseFloor(
+      chat.info.databaseUrl!,
+      realmId,
+      stream.stream_id,
+      owner.id,
+      [owner.id, ...users.map((u) => u.id)],
+      2000,
+    );
 
-    process.stdout.write(`POST /messages to a channel of ${subscribers} subscribers with waiting long-polls, ${connections} connections, ${seconds} s each\n`);
-    const ratio = (a: { requests: { average: number } }, b: { requests: { average: number } }) => (a.requests.average / b.requests.average).toFixed(4);
-    process.stdout.write(`${summary('bare node:http', bareSend)}\n${summary('bare fan-out', fanoutSend)}\n${summary('chat, no event queues', quietSend)}\n${summary('chat server', send)}\n`);
-    process.stdout.write(`ratio (chat / bare): ${ratio(send, bareSend)}   (fan-out / bare): ${ratio(fanoutSend, bareSend)}   (chat, no queues / bare): ${ratio(quietSend, bareSend)}\n`);
-    process.stdout.write(`message events delivered to the waiting queues: ${delivered} of ${sent * subscribers} (${sent} messages x ${subscribers} subscribers)\n`);
-    if (floor) process.stdout.write(`the database alone, per message and its ${subscribers + 1} recipient rows: ${floor.wall.toFixed(0)} us wall, ${floor.cpu.toFixed(0)} us CPU\n`);
+    process.stdout.write(
+      `POST /messages to a channel of ${subscribers} subscribers with waiting long-polls, ${connections} connections, ${seconds} s each\n`,
+    );
+    const ratio = (a: { requests: { average: number } }, b: { requests: { average: number } }) =>
+      (a.requests.average / b.requests.average).toFixed(4);
+    process.stdout.write(
+      `${summary('bare node:http', bareSend)}\n${summary('bare fan-out', fanoutSend)}\n${summary('chat, no event queues', quietSend)}\n${summary('chat server', send)}\n`,
+    );
+    process.stdout.write(
+      `ratio (chat / bare): ${ratio(send, bareSend)}   (fan-out / bare): ${ratio(fanoutSend, bareSend)}   (chat, no queues / bare): ${ratio(quietSend, bareSend)}\n`,
+    );
+    process.stdout.write(
+      `message events delivered to the waiting queues: ${delivered} of ${sent * subscribers} (${sent} messages x ${subscribers} subscribers)\n`,
+    );
+    if (floor)
+      process.stdout.write(
+        `the database alone, per message and its ${subscribers + 1} recipient rows: ${floor.wall.toFixed(0)} us wall, ${floor.cpu.toFixed(0)} us CPU\n`,
+      );
     process.stdout.write('\n');
-    process.stdout.write(`GET /messages, one topic of 100 in ${totalMessages} messages (seeded in ${seededIn.toFixed(1)} s; answer holds ${check.messages?.length} messages), ${connections} connections, ${seconds} s each\n`);
-    process.stdout.write(`${summary('bare node:http', bareRead)}\n${summary('chat server', read)}\n`);
+    process.stdout.write(
+      `GET /messages, one topic of 100 in ${totalMessages} messages (seeded in ${seededIn.toFixed(1)} s; answer holds ${check.messages?.length} messages), ${connections} connections, ${seconds} s each\n`,
+    );
+    process.stdout.write(
+      `${summary('bare node:http', bareRead)}\n${summary('chat server', read)}\n`,
+    );
     process.stdout.write(`ratio (chat / bare): ${ratio(read, bareRead)}\n`);
   } finally {
     agent.destroy();

@@ -16,14 +16,26 @@ const agent = new Agent({ keepAlive: true, maxSockets: polls.length });
 let running = true;
 let received = 0;
 
-function get(poll: Poll, lastEventId: number): Promise<{ events?: { id: number; type: string }[] } | null> {
+function get(
+  poll: Poll,
+  lastEventId: number,
+): Promise<{ events?: { id: number; type: string }[] } | null> {
   const auth = `Basic ${Buffer.from(`${poll.email}:${poll.apiKey}`).toString('base64')}`;
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: `/api/v1/events?queue_id=${poll.queueId}&last_event_id=${lastEventId}`, agent, headers: { authorization: auth } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(JSON.parse(text)));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/v1/events?queue_id=${poll.queueId}&last_event_id=${lastEventId}`,
+        agent,
+        headers: { authorization: auth },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
     req.on('error', () => resolve(null));
     req.end();
   });

@@ -23,12 +23,26 @@ import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 
 async function bare(): Promise<void> {
-  const body = JSON.stringify({ result: 'success', msg: '', user_id: 1, email: 'owner@example.com', full_name: 'Owner', role: 100 });
+  const body = JSON.stringify({
+    result: 'success',
+    msg: '',
+    user_id: 1,
+    email: 'owner@example.com',
+    full_name: 'Owner',
+    role: 100,
+  });
   const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(
+      `${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`,
+    ),
+  );
 }
 
 async function fanout(): Promise<void> {
@@ -37,10 +51,16 @@ async function fanout(): Promise<void> {
   const queues = new Map<string, { pending: string[]; waiting: ServerResponse | null }>();
   let nextId = 0;
   const reply = (res: ServerResponse, body: string) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   };
-  const answer = (queue: { pending: string[]; waiting: ServerResponse | null }, res: ServerResponse) => {
+  const answer = (
+    queue: { pending: string[]; waiting: ServerResponse | null },
+    res: ServerResponse,
+  ) => {
     reply(res, `{"result":"success","msg":"","events":[${queue.pending.join(',')}]}`);
     queue.pending = [];
   };
@@ -56,7 +76,12 @@ async function fanout(): Promise<void> {
     req.resume();
     req.on('end', () => {
       const id = ++nextId;
-      const event = JSON.stringify({ type: 'message', id, message: { id, content: '<p>Hello</p>' }, flags: [] });
+      const event = JSON.stringify({
+        type: 'message',
+        id,
+        message: { id, content: '<p>Hello</p>' },
+        flags: [],
+      });
       for (const queue of queues.values()) {
         queue.pending.push(event);
         const waiting = queue.waiting;
@@ -68,21 +93,42 @@ async function fanout(): Promise<void> {
       reply(res, JSON.stringify({ result: 'success', msg: '', id }));
     });
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(
+      `${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`,
+    ),
+  );
 }
 
 async function chat(): Promise<void> {
-  const url = process.env.BENCH_DATABASE_URL || `file:${join(mkdtempSync(join(tmpdir(), 'chat-bench-')), 'chat.db')}`;
-  const config = loadConfig({ ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_USER_REQUESTS: '100000000' });
+  const url =
+    process.env.BENCH_DATABASE_URL ||
+    `file:${join(mkdtempSync(join(tmpdir(), 'chat-bench-')), 'chat.db')}`;
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: url,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_USER_REQUESTS: '100000000',
+  });
   const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
-  const { realm, owner } = await doCreateRealm(server.services, { name: 'Bench', owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' } });
+  const { realm, owner } = await doCreateRealm(server.services, {
+    name: 'Bench',
+    owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' },
+  });
   // BENCH_USERS more members, without passwords (hashing would only slow the setup).
   const users = [];
   for (let i = 0; i < Number(process.env.BENCH_USERS || 0); i++) {
-    const user = await doCreateUser(server.services, realm, { email: `user${i}@example.com`, fullName: `User ${i}`, password: null, role: Role.MEMBER });
+    const user = await doCreateUser(server.services, realm, {
+      email: `user${i}@example.com`,
+      fullName: `User ${i}`,
+      password: null,
+      role: Role.MEMBER,
+    });
     users.push({ id: user.id, email: user.email, apiKey: user.apiKey });
   }
-  process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port), databaseUrl: url, id: owner.id, email: owner.email, apiKey: owner.apiKey, users })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ port: Number(new URL(server.url).port), databaseUrl: url, id: owner.id, email: owner.email, apiKey: owner.apiKey, users })}\n`,
+  );
 }
 
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.

@@ -11,15 +11,24 @@ async function main(): Promise<void> {
   const bare = await startServer('bare');
   const chat = await startServer('chat');
   try {
-    const baseline = await load({ url: `http://127.0.0.1:${bare.info.port}/api/v1/users/me`, connections }, seconds);
+    const baseline = await load(
+      { url: `http://127.0.0.1:${bare.info.port}/api/v1/users/me`, connections },
+      seconds,
+    );
     const ours = await load(
-      { url: `http://127.0.0.1:${chat.info.port}/api/v1/users/me`, connections, headers: { authorization: basicAuth(chat.info as { email: string; apiKey: string }) } },
+      {
+        url: `http://127.0.0.1:${chat.info.port}/api/v1/users/me`,
+        connections,
+        headers: { authorization: basicAuth(chat.info as { email: string; apiKey: string }) },
+      },
       seconds,
     );
     process.stdout.write(`GET /users/me, ${connections} connections, ${seconds} s each\n`);
     process.stdout.write(`${summary('bare node:http', baseline)}\n`);
     process.stdout.write(`${summary('chat server', ours)}\n`);
-    process.stdout.write(`ratio (chat / bare): ${(ours.requests.average / baseline.requests.average).toFixed(3)}\n`);
+    process.stdout.write(
+      `ratio (chat / bare): ${(ours.requests.average / baseline.requests.average).toFixed(3)}\n`,
+    );
   } finally {
     bare.child.kill();
     chat.child.kill();

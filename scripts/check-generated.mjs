@@ -9,9 +9,20 @@ const root = resolve(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'api-types-'));
 try {
   const fresh = join(dir, 'api.d.ts');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), join(root, 'openapi.yaml'), '-o', fresh], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+      join(root, 'openapi.yaml'),
+      '-o',
+      fresh,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   if (readFileSync(fresh, 'utf8') !== readFileSync(join(root, 'generated', 'api.d.ts'), 'utf8')) {
-    process.stderr.write('generated/api.d.ts is stale: run `npm run generate` and commit the result.\n');
+    process.stderr.write(
+      'generated/api.d.ts is stale: run `npm run generate` and commit the result.\n',
+    );
     process.exit(1);
   }
   process.stdout.write('generated/api.d.ts matches openapi.yaml\n');

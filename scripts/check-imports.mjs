@@ -53,7 +53,8 @@ function sourceFiles(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(relative(src, path).split(sep).join('/'));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts'))
+      out.push(relative(src, path).split(sep).join('/'));
   }
   return out.sort();
 }
@@ -83,7 +84,8 @@ function stripComments(text) {
   return out;
 }
 
-const statement = /(?:^|[;}\n])\s*(import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*['"]([^'"]+)['"]/g;
+const statement =
+  /(?:^|[;}\n])\s*(import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*['"]([^'"]+)['"]/g;
 const bare = /(?:^|[;}\n])\s*import\s*['"]([^'"]+)['"]/g;
 const dynamic = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 
@@ -94,8 +96,14 @@ function importsOf(text) {
   for (const m of code.matchAll(statement)) {
     const clause = m[3].trim();
     // `import { type A, type B }` imports only types too.
-    const names = /^\{([^}]*)\}$/.exec(clause)?.[1].split(',').map((s) => s.trim()).filter(Boolean);
-    const typeOnly = Boolean(m[2]) || (names !== undefined && names.length > 0 && names.every((n) => n.startsWith('type ')));
+    const names = /^\{([^}]*)\}$/
+      .exec(clause)?.[1]
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const typeOnly =
+      Boolean(m[2]) ||
+      (names !== undefined && names.length > 0 && names.every((n) => n.startsWith('type ')));
     found.push({ spec: m[4], typeOnly });
   }
   for (const m of code.matchAll(bare)) found.push({ spec: m[1], typeOnly: false });
@@ -113,12 +121,15 @@ function resolveSpec(from, spec) {
       return rel.startsWith('..') ? null : rel;
     }
   }
-  if (!relative(src, base).startsWith('..')) throw new Error(`src/${from}: cannot resolve '${spec}'`);
+  if (!relative(src, base).startsWith('..'))
+    throw new Error(`src/${from}: cannot resolve '${spec}'`);
   return null;
 }
 
 function layerOf(file) {
-  const index = layers.findIndex((l) => l.match.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)));
+  const index = layers.findIndex((l) =>
+    l.match.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p)),
+  );
   return index;
 }
 
@@ -191,7 +202,11 @@ for (const file of files) {
   }
 }
 
-for (const file of files) if (layerOf(file) < 0) problems.push(`src/${file} belongs to no layer: add it to the layers of scripts/check-imports.mjs`);
+for (const file of files)
+  if (layerOf(file) < 0)
+    problems.push(
+      `src/${file} belongs to no layer: add it to the layers of scripts/check-imports.mjs`,
+    );
 
 const usedAllowances = new Set();
 const upward = [];
@@ -204,17 +219,27 @@ for (const edge of edges) {
     usedAllowances.add(allowance);
     upward.push(edge);
   } else {
-    problems.push(`src/${edge.from} (${layers[from].name}) imports src/${edge.to} (${layers[to].name}), a layer above it`);
+    problems.push(
+      `src/${edge.from} (${layers[from].name}) imports src/${edge.to} (${layers[to].name}), a layer above it`,
+    );
   }
 }
 for (const allowance of allowedUpward) {
-  if (!usedAllowances.has(allowance)) problems.push(`allowed upward import src/${allowance.from} -> src/${allowance.to} no longer exists: remove it from the list`);
+  if (!usedAllowances.has(allowance))
+    problems.push(
+      `allowed upward import src/${allowance.from} -> src/${allowance.to} no longer exists: remove it from the list`,
+    );
 }
 if (allowedUpward.length > 2) problems.push('at most two upward imports may be allowed');
 
 for (const component of components(graph)) {
   const selfLoop = component.length === 1 && graph.get(component[0]).has(component[0]);
-  if (component.length > 1 || selfLoop) problems.push(`import circle among ${component.length} file(s), one of them: ${circleIn(graph, component).map((f) => `src/${f}`).join(' -> ')}`);
+  if (component.length > 1 || selfLoop)
+    problems.push(
+      `import circle among ${component.length} file(s), one of them: ${circleIn(graph, component)
+        .map((f) => `src/${f}`)
+        .join(' -> ')}`,
+    );
 }
 
 // lib/: areas import each other without circles; the shared files import no area.
@@ -226,10 +251,16 @@ for (const e of libEdges) {
   if (!areaGraph.has(a)) areaGraph.set(a, new Set());
   if (!areaGraph.has(b)) areaGraph.set(b, new Set());
   if (a !== b) areaGraph.get(a).add(b);
-  if (a === '(shared)' && b !== '(shared)') problems.push(`src/${e.from} is shared by every area but imports src/${e.to} of lib/${b}/`);
+  if (a === '(shared)' && b !== '(shared)')
+    problems.push(`src/${e.from} is shared by every area but imports src/${e.to} of lib/${b}/`);
 }
 for (const component of components(areaGraph)) {
-  if (component.length > 1) problems.push(`circle between lib areas: ${circleIn(areaGraph, component).map((a) => `lib/${a}`).join(' -> ')}`);
+  if (component.length > 1)
+    problems.push(
+      `circle between lib areas: ${circleIn(areaGraph, component)
+        .map((a) => `lib/${a}`)
+        .join(' -> ')}`,
+    );
 }
 
 if (process.argv.includes('--draw')) draw();
@@ -238,14 +269,18 @@ if (problems.length > 0) {
   for (const p of problems) process.stderr.write(`check-imports: ${p}\n`);
   process.exit(1);
 }
-process.stdout.write(`check-imports: ${files.length} files, ${edges.length} imports, no circle, ${upward.length} allowed upward import(s)\n`);
+process.stdout.write(
+  `check-imports: ${files.length} files, ${edges.length} imports, no circle, ${upward.length} allowed upward import(s)\n`,
+);
 
 /** Prints the layers top to bottom, with lib's areas in an order where each imports only those below it. */
 function draw() {
   const lines = [];
   const groupOf = (file) => {
     const layer = layerOf(file);
-    return layers[layer].name === 'lib' ? `lib/${areaOf(file) === '(shared)' ? '*.ts' : `${areaOf(file)}/`}` : layers[layer].name;
+    return layers[layer].name === 'lib'
+      ? `lib/${areaOf(file) === '(shared)' ? '*.ts' : `${areaOf(file)}/`}`
+      : layers[layer].name;
   };
   // lib's areas, highest first: an area is drawn above every area it imports.
   const areas = [...areaGraph.keys()];
@@ -259,7 +294,8 @@ function draw() {
   areas.sort((a, b) => depthOf(b) - depthOf(a) || a.localeCompare(b));
   const groups = [];
   for (const layer of layers) {
-    if (layer.name === 'lib') for (const a of areas) groups.push(`lib/${a === '(shared)' ? '*.ts' : `${a}/`}`);
+    if (layer.name === 'lib')
+      for (const a of areas) groups.push(`lib/${a === '(shared)' ? '*.ts' : `${a}/`}`);
     else groups.push(layer.name);
   }
   const members = new Map(groups.map((g) => [g, []]));
@@ -270,16 +306,26 @@ function draw() {
     if (groupOf(e.from) !== groupOf(e.to)) between.set(key, (between.get(key) ?? 0) + 1);
   }
   const width = Math.max(...groups.map((g) => g.length));
-  lines.push('Imports of src/, top to bottom (each group imports only groups below it, except where marked):', '');
+  lines.push(
+    'Imports of src/, top to bottom (each group imports only groups below it, except where marked):',
+    '',
+  );
   for (const g of groups) {
     const list = members.get(g);
     const shown = g.startsWith('lib/') ? list.map((f) => f.split('/').pop()) : list;
     lines.push(`${g.padEnd(width)}  ${list.length} file(s): ${shown.join(' ')}`);
     const targets = groups.filter((t) => between.has(`${g} -> ${t}`));
-    if (targets.length) lines.push(`${''.padEnd(width)}    -> ${targets.map((t) => `${t} (${between.get(`${g} -> ${t}`)})`).join(', ')}`);
+    if (targets.length)
+      lines.push(
+        `${''.padEnd(width)}    -> ${targets.map((t) => `${t} (${between.get(`${g} -> ${t}`)})`).join(', ')}`,
+      );
   }
   lines.push('');
   if (upward.length === 0) lines.push('Upward imports: none.');
-  else for (const e of upward) lines.push(`Upward import (allowed): src/${e.from} -> src/${e.to}${e.typeOnly ? ' (types only)' : ''}`);
+  else
+    for (const e of upward)
+      lines.push(
+        `Upward import (allowed): src/${e.from} -> src/${e.to}${e.typeOnly ? ' (types only)' : ''}`,
+      );
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }

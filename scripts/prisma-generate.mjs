@@ -10,11 +10,18 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const schemaPath = join(root, 'prisma', 'schema.prisma');
 const source = readFileSync(schemaPath, 'utf8');
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
 const prisma = join(root, 'node_modules', 'prisma', 'build', 'index.js');
 
 function generate(file) {
-  execFileSync(process.execPath, [prisma, 'generate', '--schema', file], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [prisma, 'generate', '--schema', file], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 generate(schemaPath);
@@ -22,7 +29,10 @@ const dir = mkdtempSync(join(tmpdir(), 'prisma-pg-'));
 try {
   const pg = source
     .replace('provider = "sqlite"', 'provider = "postgresql"')
-    .replace('output              = "../generated/prisma/sqlite"', `output              = "${join(root, 'generated', 'prisma', 'postgres')}"`);
+    .replace(
+      'output              = "../generated/prisma/sqlite"',
+      `output              = "${join(root, 'generated', 'prisma', 'postgres')}"`,
+    );
   if (pg === source) throw new Error('schema.prisma: provider or output line not found');
   const file = join(dir, 'schema.prisma');
   writeFileSync(file, pg);

@@ -36,15 +36,25 @@ export function notFound(message: string, code = 'BAD_REQUEST'): ApiError {
 
 /** 400 REQUEST_VARIABLE_MISSING for a required parameter that was not sent. */
 export function missingArgument(name: string): ApiError {
-  return new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, { var_name: name });
+  return new ApiError(`Missing '${name}' argument`, 'REQUEST_VARIABLE_MISSING', 400, {
+    var_name: name,
+  });
 }
 
 /** 400 BAD_EVENT_QUEUE_ID for a queue that does not exist (or no longer). */
 export function badEventQueue(queueId: string): ApiError {
-  return new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, { queue_id: queueId });
+  return new ApiError(`Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', 400, {
+    queue_id: queueId,
+  });
 }
 
 /** 429 RATE_LIMIT_HIT with the seconds to wait, in the body and the Retry-After header. */
 export function rateLimited(retryAfterSeconds: number): ApiError {
-  return new ApiError('API usage exceeded rate limit', 'RATE_LIMIT_HIT', 429, { 'retry-after': retryAfterSeconds }, { 'Retry-After': String(Math.ceil(retryAfterSeconds)) });
+  return new ApiError(
+    'API usage exceeded rate limit',
+    'RATE_LIMIT_HIT',
+    429,
+    { 'retry-after': retryAfterSeconds },
+    { 'Retry-After': String(Math.ceil(retryAfterSeconds)) },
+  );
 }

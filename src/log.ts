@@ -20,16 +20,27 @@ const secretKeys = /pass(word)?|api_?key|authorization|secret|token/i;
 /** Replaces the values of fields whose names suggest a secret. */
 export function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) out[key] = secretKeys.test(key) ? '[redacted]' : value;
+  for (const [key, value] of Object.entries(fields))
+    out[key] = secretKeys.test(key) ? '[redacted]' : value;
   return out;
 }
 
 /** A logger writing to `write` (stdout by default) at `level` and above. */
-export function createLogger(level: Config['logLevel'], write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+export function createLogger(
+  level: Config['logLevel'],
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Logger {
   const min = levels[level];
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (levels[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(fields ? redact(fields) : {}) }) + '\n');
+    write(
+      JSON.stringify({
+        time: new Date().toISOString(),
+        level: lvl,
+        msg,
+        ...(fields ? redact(fields) : {}),
+      }) + '\n',
+    );
   };
   return {
     enabled: (lvl) => levels[lvl] >= min,

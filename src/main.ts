@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   log.info('listening', { url: `${server.url}/api/v1`, database: server.services.db.provider });
   const realms = await server.services.db.read((db) => db.realm.count());
   if (realms === 0) {
-    log.info('no organization yet; create one with: npm run manage -- create-realm --name "My team" --owner-email you@example.com --owner-password "a long password"');
+    log.info(
+      'no organization yet; create one with: npm run manage -- create-realm --name "My team" --owner-email you@example.com --owner-password "a long password"',
+    );
   }
   const stop = (signal: string) => {
     log.info('shutting down', { signal });
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'failed to start', error: String(error?.message ?? error) })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'failed to start', error: String(error?.message ?? error) })}\n`,
+  );
   process.exit(1);
 });

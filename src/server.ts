@@ -22,7 +22,11 @@ export interface RunningServer {
 }
 
 /** Migrates, builds the app and listens on the configured host and port. */
-export async function startServer(config: Config, log: Logger, options: { lazy?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: Logger,
+  options: { lazy?: boolean } = {},
+): Promise<RunningServer> {
   const services = await createServices(config, log);
   const app = await createApp(services, options);
   const http = createServer(app.callback());

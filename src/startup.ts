@@ -16,7 +16,10 @@ import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 
 /** Migrates the database and creates the services for `config`. */
-export async function createServices(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Services> {
+export async function createServices(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+): Promise<Services> {
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) log.info('database migrated', { migrations: applied });
   const db = await openDatabase(config.databaseUrl, {
@@ -43,7 +46,11 @@ export async function createServices(config: Config, log: Logger = createLogger(
     },
     scheduler: { stop: async () => {} },
   };
-  services.scheduler = startScheduler(config.scheduledMessagesIntervalSeconds, () => doDeliverScheduledMessages(services, new Date()), log);
+  services.scheduler = startScheduler(
+    config.scheduledMessagesIntervalSeconds,
+    () => doDeliverScheduledMessages(services, new Date()),
+    log,
+  );
   return services;
 }
 

@@ -17,19 +17,27 @@ beforeAll(async () => {
   server = await TestServer.start();
   cast = await server.createCast();
   // vault: private, protected history; member2 joins after v1.
-  await subscribe(server, cast.admin, ['vault'], { invite_only: true, principals: [cast.admin.id, cast.member.id] });
+  await subscribe(server, cast.admin, ['vault'], {
+    invite_only: true,
+    principals: [cast.admin.id, cast.member.id],
+  });
   m.v1 = await sendToChannel(server, cast.admin, 'vault', 'plans', 'early zebra secret');
   await subscribe(server, cast.admin, ['vault'], { principals: [cast.member2.id] });
   m.v2 = await sendToChannel(server, cast.admin, 'vault', 'after', 'later zebra news');
   // shared: private, shared history; the owner (an administrator) is not in it.
-  await subscribe(server, cast.admin, ['shared'], { invite_only: true, history_public_to_subscribers: true, principals: [cast.admin.id, cast.member.id] });
+  await subscribe(server, cast.admin, ['shared'], {
+    invite_only: true,
+    history_public_to_subscribers: true,
+    principals: [cast.admin.id, cast.member.id],
+  });
   m.s1 = await sendToChannel(server, cast.admin, 'shared', 'talk', 'shared zebra talk');
   // lobby: public; the guest is not in it.
   await subscribe(server, cast.member, ['lobby']);
   m.p1 = await sendToChannel(server, cast.member, 'lobby', 'hello', 'public zebra hello');
   // A direct message between member and admin.
   m.d1 = await sendDirect(server, cast.member, [cast.admin.id], 'confidential zebra note');
-  for (const name of ['vault', 'shared', 'lobby']) channel[name] = await streamId(server, cast.admin, name);
+  for (const name of ['vault', 'shared', 'lobby'])
+    channel[name] = await streamId(server, cast.admin, name);
 });
 afterAll(() => server.stop());
 
@@ -41,7 +49,10 @@ async function everythingVisible(as: User, ids: number[]): Promise<number[]> {
     [{ operator: 'search', operand: 'zebra' }],
     [{ operator: 'channels', operand: 'public' }],
     ...Object.keys(channel).map((name) => [{ operator: 'channel', operand: name }]),
-    ...Object.values(channel).map((id) => [{ operator: 'channel', operand: id }, { operator: 'search', operand: 'zebra' }]),
+    ...Object.values(channel).map((id) => [
+      { operator: 'channel', operand: id },
+      { operator: 'search', operand: 'zebra' },
+    ]),
     [{ operator: 'dm', operand: [cast.member.id] }],
     [{ operator: 'dm-including', operand: cast.admin.id }],
     [{ operator: 'is', operand: 'dm' }],
@@ -50,20 +61,30 @@ async function everythingVisible(as: User, ids: number[]): Promise<number[]> {
   ];
   for (const narrow of narrows) {
     for (const anchor of ['newest', 'oldest']) {
-      const res = await server.call('GET', '/messages', { as, params: { anchor, num_before: 100, num_after: 100, narrow } });
+      const res = await server.call('GET', '/messages', {
+        as,
+        params: { anchor, num_before: 100, num_after: 100, narrow },
+      });
       expect(res.status).toBe(200);
       for (const msg of res.body.messages) seen.add(msg.id);
     }
   }
-  const byIds = await server.call('GET', '/messages', { as, params: { message_ids: ids, narrow: [] } });
+  const byIds = await server.call('GET', '/messages', {
+    as,
+    params: { message_ids: ids, narrow: [] },
+  });
   for (const msg of byIds.body.messages) seen.add(msg.id);
   for (const id of ids) {
     const one = await server.call('GET', `/messages/${id}`, { as });
     if (one.status === 200) seen.add(id);
-    else expect(one.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    else
+      expect(one.body).toEqual({ result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
   }
   for (const narrow of [[], [{ operator: 'search', operand: 'zebra' }]]) {
-    const matches = await server.call('GET', '/messages/matches_narrow', { as, params: { msg_ids: ids, narrow } });
+    const matches = await server.call('GET', '/messages/matches_narrow', {
+      as,
+      params: { msg_ids: ids, narrow },
+    });
     for (const id of Object.keys(matches.body.messages)) seen.add(Number(id));
   }
   return ids.filter((id) => seen.has(id));
@@ -113,8 +134,17 @@ test('a user outside a direct-message conversation sees none of it', async () =>
 test('an inaccessible message answers exactly as a nonexistent one', async () => {
   const missing = await server.call('GET', '/messages/99999999', { as: cast.moderator });
   const hidden = await server.call('GET', `/messages/${m.v1}`, { as: cast.moderator });
-  expect({ status: hidden.status, body: hidden.body }).toEqual({ status: missing.status, body: missing.body });
-  const flagMissing = await server.call('POST', '/messages/flags', { as: cast.moderator, params: { messages: [99999999], op: 'add', flag: 'starred' } });
-  const flagHidden = await server.call('POST', '/messages/flags', { as: cast.moderator, params: { messages: [m.v1], op: 'add', flag: 'starred' } });
+  expect({ status: hidden.status, body: hidden.body }).toEqual({
+    status: missing.status,
+    body: missing.body,
+  });
+  const flagMissing = await server.call('POST', '/messages/flags', {
+    as: cast.moderator,
+    params: { messages: [99999999], op: 'add', flag: 'starred' },
+  });
+  const flagHidden = await server.call('POST', '/messages/flags', {
+    as: cast.moderator,
+    params: { messages: [m.v1], op: 'add', flag: 'starred' },
+  });
   expect(flagHidden.body).toEqual(flagMissing.body);
 });

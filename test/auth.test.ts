@@ -13,7 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const basic = (text: string) => ({ authorization: `Basic ${Buffer.from(text).toString('base64')}` });
+const basic = (text: string) => ({
+  authorization: `Basic ${Buffer.from(text).toString('base64')}`,
+});
 
 describe('HTTP basic authentication', () => {
   test('answers the owner on GET /users/me', async () => {
@@ -35,7 +37,9 @@ describe('HTTP basic authentication', () => {
   });
 
   test('compares the email case-insensitively', async () => {
-    const res = await server.call('GET', '/users/me', { as: { email: cast.member.email.toUpperCase(), apiKey: cast.member.apiKey } });
+    const res = await server.call('GET', '/users/me', {
+      as: { email: cast.member.email.toUpperCase(), apiKey: cast.member.apiKey },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user_id).toBe(cast.member.id);
   });
@@ -44,28 +48,42 @@ describe('HTTP basic authentication', () => {
     const res = await server.call('GET', '/users/me');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Basic realm="zulip"');
-    expect(res.body).toEqual({ result: 'error', msg: 'Not logged in: API authentication or user session required', code: 'UNAUTHORIZED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Not logged in: API authentication or user session required',
+      code: 'UNAUTHORIZED',
+    });
   });
 
   test('a scheme other than Basic answers 400', async () => {
     const res = await server.call('GET', '/users/me', { as: { authorization: 'Bearer abc' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ result: 'error', msg: 'This endpoint requires HTTP basic authentication.', code: 'BAD_REQUEST' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'This endpoint requires HTTP basic authentication.',
+      code: 'BAD_REQUEST',
+    });
   });
 
   test('an undecodable header answers 401', async () => {
     const res = await server.call('GET', '/users/me', { as: basic('no-colon-here') });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'Invalid authorization header for basic auth', code: 'UNAUTHORIZED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Invalid authorization header for basic auth',
+      code: 'UNAUTHORIZED',
+    });
   });
 
   test('a malformed key answers 401 Malformed API key', async () => {
-    const res = await server.call('GET', '/users/me', { as: { email: cast.owner.email, apiKey: 'short' } });
+    const res = await server.call('GET', '/users/me', {
+      as: { email: cast.owner.email, apiKey: 'short' },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ result: 'error', msg: 'Malformed API key', code: 'UNAUTHORIZED' });
   });
 
-  test('an unknown key, or a key with another user\'s email, answers 401 Invalid API key', async () => {
+  test("an unknown key, or a key with another user's email, answers 401 Invalid API key", async () => {
     for (const as of [
       { email: cast.owner.email, apiKey: 'A'.repeat(32) },
       { email: cast.member.email, apiKey: cast.owner.apiKey },
@@ -79,27 +97,43 @@ describe('HTTP basic authentication', () => {
 
   test('a deactivated user answers 401 Account is deactivated', async () => {
     const user = await server.createUser(cast.realm, { email: 'gone@example.com' });
-    await server.services.db.write((tx) => tx.user.update({ where: { id: user.id }, data: { isActive: false } }));
+    await server.services.db.write((tx) =>
+      tx.user.update({ where: { id: user.id }, data: { isActive: false } }),
+    );
     const res = await server.call('GET', '/users/me', { as: user });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'UNAUTHORIZED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Account is deactivated',
+      code: 'UNAUTHORIZED',
+    });
   });
 });
 
 describe('a deactivated organization', () => {
   test('refuses its users with 401 and their password logins with REALM_DEACTIVATED', async () => {
     const other = await server.createRealm('Closed', 'closed');
-    await server.services.db.write((tx) => tx.realm.update({ where: { id: other.realm.id }, data: { deactivated: true } }));
+    await server.services.db.write((tx) =>
+      tx.realm.update({ where: { id: other.realm.id }, data: { deactivated: true } }),
+    );
     const res = await server.call('GET', '/users/me', { as: other.owner });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'This organization has been deactivated', code: 'UNAUTHORIZED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'This organization has been deactivated',
+      code: 'UNAUTHORIZED',
+    });
 
     const login = await server.call('POST', '/fetch_api_key', {
       params: { username: other.owner.email, password: 'owner-password' },
       headers: { host: 'closed.chat.test' },
     });
     expect(login.status).toBe(401);
-    expect(login.body).toEqual({ result: 'error', msg: 'This organization has been deactivated', code: 'REALM_DEACTIVATED' });
+    expect(login.body).toEqual({
+      result: 'error',
+      msg: 'This organization has been deactivated',
+      code: 'REALM_DEACTIVATED',
+    });
   });
 });
 
@@ -110,7 +144,13 @@ describe('POST /fetch_api_key', () => {
       encoding: 'multipart',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ result: 'success', msg: '', api_key: cast.member.apiKey, email: cast.member.email, user_id: cast.member.id });
+    expect(res.body).toEqual({
+      result: 'success',
+      msg: '',
+      api_key: cast.member.apiKey,
+      email: cast.member.email,
+      user_id: cast.member.id,
+    });
   });
 
   test('a wrong password or unknown user answers 401 AUTHENTICATION_FAILED', async () => {
@@ -120,22 +160,44 @@ describe('POST /fetch_api_key', () => {
     ]) {
       const res = await server.call('POST', '/fetch_api_key', { params });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ result: 'error', msg: 'Your username or password is incorrect', code: 'AUTHENTICATION_FAILED' });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: 'Your username or password is incorrect',
+        code: 'AUTHENTICATION_FAILED',
+      });
     }
   });
 
   test('a deactivated user answers 401 USER_DEACTIVATED', async () => {
-    const user = await server.createUser(cast.realm, { email: 'retired@example.com', password: 'pw-retired' });
-    await server.services.db.write((tx) => tx.user.update({ where: { id: user.id }, data: { isActive: false } }));
-    const res = await server.call('POST', '/fetch_api_key', { params: { username: user.email, password: 'pw-retired' } });
+    const user = await server.createUser(cast.realm, {
+      email: 'retired@example.com',
+      password: 'pw-retired',
+    });
+    await server.services.db.write((tx) =>
+      tx.user.update({ where: { id: user.id }, data: { isActive: false } }),
+    );
+    const res = await server.call('POST', '/fetch_api_key', {
+      params: { username: user.email, password: 'pw-retired' },
+    });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'USER_DEACTIVATED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Account is deactivated',
+      code: 'USER_DEACTIVATED',
+    });
   });
 
   test('a missing password answers REQUEST_VARIABLE_MISSING', async () => {
-    const res = await server.call('POST', '/fetch_api_key', { params: { username: cast.member.email } });
+    const res = await server.call('POST', '/fetch_api_key', {
+      params: { username: cast.member.email },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ result: 'error', msg: "Missing 'password' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'password' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: "Missing 'password' argument",
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'password',
+    });
   });
 
   test('needs no credentials even when wrong ones are sent', async () => {
@@ -164,7 +226,9 @@ describe('GET /server_settings', () => {
   });
 
   test('answers 404 for a subdomain with no organization', async () => {
-    const res = await server.call('GET', '/server_settings', { headers: { host: 'missing.chat.test' } });
+    const res = await server.call('GET', '/server_settings', {
+      headers: { host: 'missing.chat.test' },
+    });
     expect(res.status).toBe(404);
     expect(res.body.result).toBe('error');
   });

@@ -16,44 +16,108 @@ afterAll(() => database.drop());
 async function manage(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runManage(argv, { DATABASE_URL: database.url, LOG_LEVEL: 'silent' }, (t) => (out += t), (t) => (err += t));
+  const code = await runManage(
+    argv,
+    { DATABASE_URL: database.url, LOG_LEVEL: 'silent' },
+    (t) => (out += t),
+    (t) => (err += t),
+  );
   return { code, out, err };
 }
 
-test('create-realm migrates a fresh database and prints the owner\'s credentials', async () => {
-  const res = await manage('create-realm', '--name', 'Acme', '--owner-email', 'boss@acme.test', '--owner-password', 'correct horse', '--owner-name', 'The Boss');
+test("create-realm migrates a fresh database and prints the owner's credentials", async () => {
+  const res = await manage(
+    'create-realm',
+    '--name',
+    'Acme',
+    '--owner-email',
+    'boss@acme.test',
+    '--owner-password',
+    'correct horse',
+    '--owner-name',
+    'The Boss',
+  );
   expect(res.err).toBe('');
   expect(res.code).toBe(0);
   const printed = JSON.parse(res.out);
-  expect(printed).toEqual({ realm_id: expect.any(Number), user_id: expect.any(Number), email: 'boss@acme.test', api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/) });
+  expect(printed).toEqual({
+    realm_id: expect.any(Number),
+    user_id: expect.any(Number),
+    email: 'boss@acme.test',
+    api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+  });
   expect(res.out.trim().split('\n')).toHaveLength(1);
 
   // The credentials work against a server on the same database.
-  const server = await startServer(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', PORT: '0' }), createLogger('silent'), { lazy: true });
+  const server = await startServer(
+    loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', PORT: '0' }),
+    createLogger('silent'),
+    { lazy: true },
+  );
   try {
     const me = await fetch(`${server.url}/api/v1/users/me`, {
-      headers: { authorization: `Basic ${Buffer.from(`${printed.email}:${printed.api_key}`).toString('base64')}` },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${printed.email}:${printed.api_key}`).toString('base64')}`,
+      },
     });
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ user_id: printed.user_id, full_name: 'The Boss', role: 100, is_owner: true });
+    expect(await me.json()).toMatchObject({
+      user_id: printed.user_id,
+      full_name: 'The Boss',
+      role: 100,
+      is_owner: true,
+    });
   } finally {
     await server.stop(0);
   }
 });
 
 test('create-user adds a user with a role', async () => {
-  const res = await manage('create-user', '--email', 'mod@acme.test', '--password', 'pw', '--role', 'moderator', '--full-name', 'Mo Derator');
+  const res = await manage(
+    'create-user',
+    '--email',
+    'mod@acme.test',
+    '--password',
+    'pw',
+    '--role',
+    'moderator',
+    '--full-name',
+    'Mo Derator',
+  );
   expect(res.code).toBe(0);
-  expect(JSON.parse(res.out)).toEqual({ realm_id: expect.any(Number), user_id: expect.any(Number), email: 'mod@acme.test', api_key: expect.any(String) });
+  expect(JSON.parse(res.out)).toEqual({
+    realm_id: expect.any(Number),
+    user_id: expect.any(Number),
+    email: 'mod@acme.test',
+    api_key: expect.any(String),
+  });
 });
 
 test.each([
-  [['create-realm', '--name', 'X', '--owner-email', 'not-an-email', '--owner-password', 'p'], "create-realm: Invalid address 'not-an-email'.\n"],
-  [['create-realm', '--name', 'X', '--owner-password', 'p'], 'create-realm: --owner-email is required\n'],
-  [['create-realm', '--name', 'Again', '--owner-email', 'a@b.test', '--owner-password', 'p'], 'create-realm: an organization at the root domain already exists\n'],
-  [['create-user', '--email', 'boss@acme.test', '--password', 'p'], 'create-user: Email is already in use.\n'],
-  [['create-user', '--email', 'x@acme.test', '--password', 'p', '--role', 'emperor'], 'create-user: --role must be one of owner, administrator, moderator, member, guest\n'],
-  [['create-user', '--email', 'x@acme.test', '--password', 'p', '--bogus'], expect.stringMatching(/^create-user: Unknown option '--bogus'/)],
+  [
+    ['create-realm', '--name', 'X', '--owner-email', 'not-an-email', '--owner-password', 'p'],
+    "create-realm: Invalid address 'not-an-email'.\n",
+  ],
+  [
+    ['create-realm', '--name', 'X', '--owner-password', 'p'],
+    'create-realm: --owner-email is required\n',
+  ],
+  [
+    ['create-realm', '--name', 'Again', '--owner-email', 'a@b.test', '--owner-password', 'p'],
+    'create-realm: an organization at the root domain already exists\n',
+  ],
+  [
+    ['create-user', '--email', 'boss@acme.test', '--password', 'p'],
+    'create-user: Email is already in use.\n',
+  ],
+  [
+    ['create-user', '--email', 'x@acme.test', '--password', 'p', '--role', 'emperor'],
+    'create-user: --role must be one of owner, administrator, moderator, member, guest\n',
+  ],
+  [
+    ['create-user', '--email', 'x@acme.test', '--password', 'p', '--bogus'],
+    expect.stringMatching(/^create-user: Unknown option '--bogus'/),
+  ],
   [['make-coffee'], 'usage: manage <create-realm|create-user> [options]\n'],
 ])('bad input %j gets one line and status 2', async (argv, message) => {
   const res = await manage(...argv);

@@ -14,7 +14,10 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const contract = parse(readFileSync(specPath, 'utf8'));
-const served = { ...contract, servers: [{ url: 'https://chat.example.net/api/v1', description: 'This server.' }] };
+const served = {
+  ...contract,
+  servers: [{ url: 'https://chat.example.net/api/v1', description: 'This server.' }],
+};
 
 test('GET /openapi.yaml is the contract as YAML, naming this server', async () => {
   const res = await fetch(`${server.url}/openapi.yaml`);
@@ -40,7 +43,9 @@ test('is answered the same each time, with an ETag a client may revalidate', asy
   expect(await second.text()).toBe(await first.text());
   // node:http, since fetch adds Cache-Control: no-cache to a conditional request.
   const again = await new Promise<number | undefined>((resolve, reject) => {
-    get(`${server.url}/openapi.json`, { headers: { 'if-none-match': etag! } }, (res) => resolve(res.resume().statusCode)).on('error', reject);
+    get(`${server.url}/openapi.json`, { headers: { 'if-none-match': etag! } }, (res) =>
+      resolve(res.resume().statusCode),
+    ).on('error', reject);
   });
   expect(again).toBe(304);
   const yaml = await fetch(`${server.url}/openapi.yaml`, { method: 'HEAD' });
@@ -52,12 +57,18 @@ test('other methods get a 405 naming GET and HEAD', async () => {
   const res = await fetch(`${server.url}/openapi.json`, { method: 'POST' });
   expect(res.status).toBe(405);
   expect(res.headers.get('allow')).toBe('GET, HEAD');
-  expect(await res.json()).toEqual({ result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET', 'HEAD'] });
+  expect(await res.json()).toEqual({
+    result: 'error',
+    msg: 'Method Not Allowed',
+    allowed_methods: ['GET', 'HEAD'],
+  });
 });
 
 test('the default servers entry is the configured address', async () => {
   await TestServer.using({}, async (plain) => {
     const res = await fetch(`${plain.url}/openapi.json`);
-    expect(((await res.json()) as { servers: unknown }).servers).toEqual([{ url: 'http://chat.test/api/v1', description: 'This server.' }]);
+    expect(((await res.json()) as { servers: unknown }).servers).toEqual([
+      { url: 'http://chat.test/api/v1', description: 'This server.' },
+    ]);
   });
 });

@@ -60,11 +60,22 @@ describe('POST /register', () => {
   });
 
   test('accepts a narrow as pairs or objects, and refuses anything else', async () => {
-    expect((await register(cast.member, { narrow: [['channel', 'Denmark']] })).queue_id).toEqual(expect.any(String));
-    expect((await register(cast.member, { narrow: [{ operator: 'is', operand: 'dm' }] })).queue_id).toEqual(expect.any(String));
-    const bad = await server.call('POST', '/register', { as: cast.member, params: { narrow: [['channel']] } });
+    expect((await register(cast.member, { narrow: [['channel', 'Denmark']] })).queue_id).toEqual(
+      expect.any(String),
+    );
+    expect(
+      (await register(cast.member, { narrow: [{ operator: 'is', operand: 'dm' }] })).queue_id,
+    ).toEqual(expect.any(String));
+    const bad = await server.call('POST', '/register', {
+      as: cast.member,
+      params: { narrow: [['channel']] },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ result: 'error', msg: 'narrow[0] is not a valid narrow term', code: 'BAD_REQUEST' });
+    expect(bad.body).toEqual({
+      result: 'error',
+      msg: 'narrow[0] is not a valid narrow term',
+      code: 'BAD_REQUEST',
+    });
   });
 });
 
@@ -72,34 +83,53 @@ describe('GET /events', () => {
   test('returns waiting events at once', async () => {
     const { queue_id } = await register(cast.member2, { event_types: ['user_settings'] });
     await server.call('PATCH', '/settings', { as: cast.member2, params: { enter_sends: true } });
-    const res = await server.call('GET', '/events', { as: cast.member2, params: { queue_id, last_event_id: -1 } });
+    const res = await server.call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id, last_event_id: -1 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       result: 'success',
       msg: '',
       queue_id,
-      events: [{ id: 0, type: 'user_settings', op: 'update', property: 'enter_sends', value: true }],
+      events: [
+        { id: 0, type: 'user_settings', op: 'update', property: 'enter_sends', value: true },
+      ],
     });
   });
 
   test('waits for the next event when there is none', async () => {
     const { queue_id } = await register(cast.member2, { event_types: ['user_settings'] });
-    const poll = server.call('GET', '/events', { as: cast.member2, params: { queue_id, last_event_id: -1 } });
+    const poll = server.call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id, last_event_id: -1 },
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await server.call('PATCH', '/settings', { as: cast.member2, params: { timezone: 'Africa/Cairo' } });
+    await server.call('PATCH', '/settings', {
+      as: cast.member2,
+      params: { timezone: 'Africa/Cairo' },
+    });
     const res = await poll;
-    expect(res.body.events).toEqual([{ id: 0, type: 'user_settings', op: 'update', property: 'timezone', value: 'Africa/Cairo' }]);
+    expect(res.body.events).toEqual([
+      { id: 0, type: 'user_settings', op: 'update', property: 'timezone', value: 'Africa/Cairo' },
+    ]);
   });
 
   test('answers with a heartbeat when nothing happens', async () => {
     const { queue_id } = await register(cast.moderator, { event_types: ['user_settings'] });
-    const res = await server.call('GET', '/events', { as: cast.moderator, params: { queue_id, last_event_id: -1 } });
+    const res = await server.call('GET', '/events', {
+      as: cast.moderator,
+      params: { queue_id, last_event_id: -1 },
+    });
     expect(res.body.events).toEqual([{ id: 0, type: 'heartbeat' }]);
   });
 
   test('with dont_block answers at once even with nothing to say', async () => {
     const { queue_id } = await register(cast.moderator);
-    const res = await server.call('GET', '/events', { as: cast.moderator, params: { queue_id, last_event_id: -1, dont_block: true } });
+    const res = await server.call('GET', '/events', {
+      as: cast.moderator,
+      params: { queue_id, last_event_id: -1, dont_block: true },
+    });
     expect(res.body.events).toEqual([]);
   });
 
@@ -107,38 +137,83 @@ describe('GET /events', () => {
     const { queue_id } = await register(cast.admin, { event_types: ['user_settings'] });
     await server.call('PATCH', '/settings', { as: cast.admin, params: { enter_sends: true } });
     await server.call('PATCH', '/settings', { as: cast.admin, params: { enter_sends: false } });
-    const first = await server.call('GET', '/events', { as: cast.admin, params: { queue_id, last_event_id: -1 } });
+    const first = await server.call('GET', '/events', {
+      as: cast.admin,
+      params: { queue_id, last_event_id: -1 },
+    });
     expect(first.body.events.map((e: { id: number }) => e.id)).toEqual([0, 1]);
-    const rest = await server.call('GET', '/events', { as: cast.admin, params: { queue_id, last_event_id: 0, dont_block: true } });
-    expect(rest.body.events).toEqual([{ id: 1, type: 'user_settings', op: 'update', property: 'enter_sends', value: false }]);
-    const none = await server.call('GET', '/events', { as: cast.admin, params: { queue_id, last_event_id: 1, dont_block: true } });
+    const rest = await server.call('GET', '/events', {
+      as: cast.admin,
+      params: { queue_id, last_event_id: 0, dont_block: true },
+    });
+    expect(rest.body.events).toEqual([
+      { id: 1, type: 'user_settings', op: 'update', property: 'enter_sends', value: false },
+    ]);
+    const none = await server.call('GET', '/events', {
+      as: cast.admin,
+      params: { queue_id, last_event_id: 1, dont_block: true },
+    });
     expect(none.body.events).toEqual([]);
   });
 
   test('keeps only the event types the queue asked for', async () => {
     const { queue_id } = await register(cast.owner, { event_types: ['realm_user'] });
     await server.call('PATCH', '/settings', { as: cast.owner, params: { enter_sends: true } });
-    await server.call('PATCH', '/settings', { as: cast.owner, params: { full_name: 'Olivia Owner-Smith' } });
-    const res = await server.call('GET', '/events', { as: cast.owner, params: { queue_id, last_event_id: -1, dont_block: true } });
-    expect(res.body.events).toEqual([{ id: 0, type: 'realm_user', op: 'update', person: { user_id: cast.owner.id, full_name: 'Olivia Owner-Smith' } }]);
+    await server.call('PATCH', '/settings', {
+      as: cast.owner,
+      params: { full_name: 'Olivia Owner-Smith' },
+    });
+    const res = await server.call('GET', '/events', {
+      as: cast.owner,
+      params: { queue_id, last_event_id: -1, dont_block: true },
+    });
+    expect(res.body.events).toEqual([
+      {
+        id: 0,
+        type: 'realm_user',
+        op: 'update',
+        person: { user_id: cast.owner.id, full_name: 'Olivia Owner-Smith' },
+      },
+    ]);
   });
 
   test('sends a name change to every user of the organization', async () => {
     const { queue_id } = await register(cast.guest, { event_types: ['realm_user'] });
-    await server.call('PATCH', '/settings', { as: cast.member, params: { full_name: 'Prince Hamlet' } });
-    const res = await server.call('GET', '/events', { as: cast.guest, params: { queue_id, last_event_id: -1, dont_block: true } });
-    expect(res.body.events).toEqual([{ id: 0, type: 'realm_user', op: 'update', person: { user_id: cast.member.id, full_name: 'Prince Hamlet' } }]);
+    await server.call('PATCH', '/settings', {
+      as: cast.member,
+      params: { full_name: 'Prince Hamlet' },
+    });
+    const res = await server.call('GET', '/events', {
+      as: cast.guest,
+      params: { queue_id, last_event_id: -1, dont_block: true },
+    });
+    expect(res.body.events).toEqual([
+      {
+        id: 0,
+        type: 'realm_user',
+        op: 'update',
+        person: { user_id: cast.member.id, full_name: 'Prince Hamlet' },
+      },
+    ]);
   });
 
-  test('an unknown queue, or another user\'s, answers BAD_EVENT_QUEUE_ID', async () => {
+  test("an unknown queue, or another user's, answers BAD_EVENT_QUEUE_ID", async () => {
     const { queue_id } = await register(cast.owner);
     for (const [user, id] of [
       [cast.member, 'no-such-queue'],
       [cast.member, queue_id],
     ] as const) {
-      const res = await server.call('GET', '/events', { as: user, params: { queue_id: id, dont_block: true } });
+      const res = await server.call('GET', '/events', {
+        as: user,
+        params: { queue_id: id, dont_block: true },
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${id}`, code: 'BAD_EVENT_QUEUE_ID', queue_id: id });
+      expect(res.body).toEqual({
+        result: 'error',
+        msg: `Bad event queue ID: ${id}`,
+        code: 'BAD_EVENT_QUEUE_ID',
+        queue_id: id,
+      });
     }
   });
 });
@@ -153,7 +228,12 @@ describe('DELETE /events', () => {
     expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
     const again = await server.call('DELETE', '/events', { as: cast.member, params: { queue_id } });
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ result: 'error', msg: `Bad event queue ID: ${queue_id}`, code: 'BAD_EVENT_QUEUE_ID', queue_id });
+    expect(again.body).toEqual({
+      result: 'error',
+      msg: `Bad event queue ID: ${queue_id}`,
+      code: 'BAD_EVENT_QUEUE_ID',
+      queue_id,
+    });
   });
 
   test('answers a poll that was waiting on the queue', async () => {
@@ -172,7 +252,10 @@ describe('queue limits', () => {
       const { body } = await short.call('POST', '/register', { as: owner });
       await new Promise((resolve) => setTimeout(resolve, 300));
       short.services.queues.sweep();
-      const res = await short.call('GET', '/events', { as: owner, params: { queue_id: body.queue_id, dont_block: true } });
+      const res = await short.call('GET', '/events', {
+        as: owner,
+        params: { queue_id: body.queue_id, dont_block: true },
+      });
       expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
     });
   });
@@ -180,9 +263,16 @@ describe('queue limits', () => {
   test('a queue keeps at most EVENT_QUEUE_MAX_EVENTS, dropping the oldest', async () => {
     await TestServer.using({ EVENT_QUEUE_MAX_EVENTS: '2' }, async (small) => {
       const { owner } = await small.createRealm();
-      const { body } = await small.call('POST', '/register', { as: owner, params: { event_types: ['user_settings'] } });
-      for (const zone of ['Asia/Tokyo', 'Asia/Seoul', 'Asia/Dubai']) await small.call('PATCH', '/settings', { as: owner, params: { timezone: zone } });
-      const res = await small.call('GET', '/events', { as: owner, params: { queue_id: body.queue_id, dont_block: true } });
+      const { body } = await small.call('POST', '/register', {
+        as: owner,
+        params: { event_types: ['user_settings'] },
+      });
+      for (const zone of ['Asia/Tokyo', 'Asia/Seoul', 'Asia/Dubai'])
+        await small.call('PATCH', '/settings', { as: owner, params: { timezone: zone } });
+      const res = await small.call('GET', '/events', {
+        as: owner,
+        params: { queue_id: body.queue_id, dont_block: true },
+      });
       expect(res.body.events.map((e: { id: number; value: string }) => [e.id, e.value])).toEqual([
         [1, 'Asia/Seoul'],
         [2, 'Asia/Dubai'],
@@ -193,10 +283,19 @@ describe('queue limits', () => {
 
 describe('events applied to the initial state', () => {
   test('user_settings and realm_user updates give what a fresh /register returns', async () => {
-    const user = await server.createUser(cast.realm, { email: 'applier@example.com', fullName: 'Apply Er' });
+    const user = await server.createUser(cast.realm, {
+      email: 'applier@example.com',
+      fullName: 'Apply Er',
+    });
     const state = await register(user, { event_types: ['user_settings', 'realm_user'] });
-    await server.call('PATCH', '/settings', { as: user, params: { enter_sends: true, timezone: 'Europe/Oslo', full_name: 'Apply Later' } });
-    const { body } = await server.call('GET', '/events', { as: user, params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true } });
+    await server.call('PATCH', '/settings', {
+      as: user,
+      params: { enter_sends: true, timezone: 'Europe/Oslo', full_name: 'Apply Later' },
+    });
+    const { body } = await server.call('GET', '/events', {
+      as: user,
+      params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+    });
     applyEvents(state, body.events);
     const fresh = await register(user, { event_types: ['user_settings', 'realm_user'] });
     expect(state.user_settings).toEqual(fresh.user_settings);

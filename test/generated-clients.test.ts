@@ -32,13 +32,28 @@ beforeAll(async () => {
   dir = mkdtempSync(join(clients, '.run-'));
   await Promise.all([
     run(bin('openapi-ts'), ['--input', spec, '--output', join(dir, 'hey-api')], { cwd: dir }),
-    run(bin('openapi-typescript'), [spec, '--output', join(dir, 'openapi-typescript', 'api.d.ts')], { cwd: dir }),
+    run(
+      bin('openapi-typescript'),
+      [spec, '--output', join(dir, 'openapi-typescript', 'api.d.ts')],
+      { cwd: dir },
+    ),
   ]);
-  for (const file of ['hey-api.scenario.ts', 'openapi-fetch.scenario.ts']) copyFileSync(join(clients, file), join(dir, file));
+  for (const file of ['hey-api.scenario.ts', 'openapi-fetch.scenario.ts'])
+    copyFileSync(join(clients, file), join(dir, file));
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', lib: ['ES2023', 'DOM'], types: ['node'], strict: true, noEmit: true, skipLibCheck: true, esModuleInterop: true },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'commonjs',
+        moduleResolution: 'node',
+        lib: ['ES2023', 'DOM'],
+        types: ['node'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        esModuleInterop: true,
+      },
       include: ['*.ts', 'hey-api/**/*.ts', 'openapi-typescript/*.ts'],
     }),
   );
@@ -50,8 +65,19 @@ afterAll(async () => {
 });
 
 function input(tag: string): ScenarioInput {
-  const account = (user: Cast['admin']) => ({ id: user.id, email: user.email, apiKey: user.apiKey });
-  return { apiUrl: `${server.url}/api/v1`, channel: `generated ${tag}`, alice: account(cast.admin), bob: account(cast.member), carol: account(cast.member2), tag };
+  const account = (user: Cast['admin']) => ({
+    id: user.id,
+    email: user.email,
+    apiKey: user.apiKey,
+  });
+  return {
+    apiUrl: `${server.url}/api/v1`,
+    channel: `generated ${tag}`,
+    alice: account(cast.admin),
+    bob: account(cast.member),
+    carol: account(cast.member2),
+    tag,
+  };
 }
 
 /** Checks what a client saw: every recipient got every message, the reaction and the edit, and the events. */
@@ -61,8 +87,13 @@ function check(report: ScenarioReport, { tag }: ScenarioInput) {
   expect(report.bobChannel).toEqual([channelMessage]);
   expect(report.bobDirect).toContainEqual(directMessage);
   expect(report.carolDirect).toContainEqual(directMessage);
-  expect(report.edited).toEqual({ content: `<p>Edited by ${tag}</p>`, reactions: [{ emoji_name: 'octopus', user_id: cast.member.id }] });
-  const events = report.aliceEvents.map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined && v !== null)));
+  expect(report.edited).toEqual({
+    content: `<p>Edited by ${tag}</p>`,
+    reactions: [{ emoji_name: 'octopus', user_id: cast.member.id }],
+  });
+  const events = report.aliceEvents.map((e) =>
+    Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined && v !== null)),
+  );
   expect(events).toEqual(
     expect.arrayContaining([
       { type: 'message', message_id: report.channelMessageId },
@@ -105,19 +136,26 @@ async function perlClientInstalled(): Promise<boolean> {
 test('the Perl OpenAPI::Client, reading the served /openapi.json, runs the scenario', async () => {
   if (!(await perlClientInstalled())) {
     // CI installs it (.ci/run): there, its absence is a failure.
-    if (process.env.CI) throw new Error('perl -MOpenAPI::Client fails: install libopenapi-client-perl');
-    console.warn('Skipping the Perl client scenario: perl -MOpenAPI::Client is not available (apt-get install libopenapi-client-perl).');
+    if (process.env.CI)
+      throw new Error('perl -MOpenAPI::Client fails: install libopenapi-client-perl');
+    console.warn(
+      'Skipping the Perl client scenario: perl -MOpenAPI::Client is not available (apt-get install libopenapi-client-perl).',
+    );
     return;
   }
   const given = input('perl');
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('perl', [join(clients, 'scenario.pl')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('perl', [join(clients, 'scenario.pl')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`scenario.pl exited with ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`scenario.pl exited with ${code}: ${err}`)),
+    );
     child.stdin.end(JSON.stringify(given));
   });
   check(JSON.parse(output) as ScenarioReport, given);

@@ -1,7 +1,12 @@
 // Unit tests of the Markdown renderer (no server): input -> exact HTML in
 // Zulip's shapes, plus the facts reported in RenderResult. Many cases come
 // from Zulip's zerver/tests/fixtures/markdown_test_cases.json.
-import { mentionCandidates, renderMarkdown, type RenderContext, type RenderResult } from '../src/lib/markdown';
+import {
+  mentionCandidates,
+  renderMarkdown,
+  type RenderContext,
+  type RenderResult,
+} from '../src/lib/markdown';
 
 const users = [
   { id: 12, fullName: 'King Hamlet' },
@@ -70,15 +75,45 @@ function expectedFacts(facts: Facts = {}): Required<Facts> {
 }
 
 const ALLOWED_TAGS = new Set([
-  'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'span', 'div', 'blockquote', 'ul', 'ol', 'li',
-  'a', 'img', 'time', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  'p',
+  'br',
+  'hr',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'span',
+  'div',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'img',
+  'time',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
 ]);
 
 function decodeEntities(s: string): string {
   return s
     .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
     .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** Fails unless `html` holds only allowed tags, no handlers or styles, and no dangerous URLs. */
@@ -86,7 +121,9 @@ function expectSafe(html: string): void {
   for (const [, tag] of html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9-]*)/g)) {
     expect(ALLOWED_TAGS).toContain(tag.toLowerCase());
   }
-  for (const [, attrs] of html.matchAll(/<[a-zA-Z][a-zA-Z0-9-]*((?:\s+[^\s=>]+(?:="[^"]*")?)*)\s*\/?>/g)) {
+  for (const [, attrs] of html.matchAll(
+    /<[a-zA-Z][a-zA-Z0-9-]*((?:\s+[^\s=>]+(?:="[^"]*")?)*)\s*\/?>/g,
+  )) {
     for (const [, name, value = ''] of attrs.matchAll(/\s+([^\s=>]+)(?:="([^"]*)")?/g)) {
       expect(name.toLowerCase()).not.toMatch(/^on/);
       if (name === 'style') expect(value).toMatch(/^text-align:(left|right|center);?$/);
@@ -107,204 +144,502 @@ const formatting: Case[] = [
   ['paragraph', 'test_input', '<p>test_input</p>'],
   ['bold and italic', '**foo** and *bar*', '<p><strong>foo</strong> and <em>bar</em></p>'],
   ['underscores are literal', '_foo_ __bar__ snake_case', '<p>_foo_ __bar__ snake_case</p>'],
-  ['pointer syntax is not emphasis', 'const char *x = (char *)y', '<p>const char *x = (char *)y</p>'],
+  [
+    'pointer syntax is not emphasis',
+    'const char *x = (char *)y',
+    '<p>const char *x = (char *)y</p>',
+  ],
   ['strikethrough', 'I like ~~software~~ hardware', '<p>I like <del>software</del> hardware</p>'],
-  ['strikethrough with spaces', 'I ~~ like software ~~ love', '<p>I <del> like software </del> love</p>'],
+  [
+    'strikethrough with spaces',
+    'I ~~ like software ~~ love',
+    '<p>I <del> like software </del> love</p>',
+  ],
   ['newline is a line break', 'test\nbar', '<p>test<br>\nbar</p>'],
-  ['code spans keep their spaces', '` outer ` ```    space    ```', '<p><code> outer </code> <code>    space    </code></p>'],
+  [
+    'code spans keep their spaces',
+    '` outer ` ```    space    ```',
+    '<p><code> outer </code> <code>    space    </code></p>',
+  ],
   ['code span escapes', '`<&nbsp;>`', '<p><code>&lt;&amp;nbsp;&gt;</code></p>'],
   ['entities and escapes', '&amp; &lt;b&gt; \\*not em\\*', '<p>&amp; &lt;b&gt; *not em*</p>'],
-  ['image syntax is a link', '![x](https://a.com/b.png)', '<p>!<a href="https://a.com/b.png" target="_blank" rel="noopener noreferrer">x</a></p>', { hasLink: true }],
+  [
+    'image syntax is a link',
+    '![x](https://a.com/b.png)',
+    '<p>!<a href="https://a.com/b.png" target="_blank" rel="noopener noreferrer">x</a></p>',
+    { hasLink: true },
+  ],
   ['heading', '# Hello world', '<h1>Hello world</h1>'],
   ['heading needs a space', '#Hello world', '<p>#Hello world</p>'],
   ['rule', 'a\n\n---\n\nb', '<p>a</p>\n<hr>\n<p>b</p>'],
   ['/me is rendered as text', '/me is happy', '<p>/me is happy</p>'],
-  ['reference links are disabled', 'Hello [world]\n\n[world]: https://google.com',
-    '<p>Hello [world]</p>\n<p>[world]: <a href="https://google.com" target="_blank" rel="noopener noreferrer">https://google.com</a></p>', { hasLink: true }],
-  ['table', 'a | b\n:-|-:\n1 | 2',
+  [
+    'reference links are disabled',
+    'Hello [world]\n\n[world]: https://google.com',
+    '<p>Hello [world]</p>\n<p>[world]: <a href="https://google.com" target="_blank" rel="noopener noreferrer">https://google.com</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'table',
+    'a | b\n:-|-:\n1 | 2',
     '<table>\n<thead>\n<tr>\n<th style="text-align:left">a</th>\n<th style="text-align:right">b</th>\n</tr>\n</thead>\n' +
-    '<tbody>\n<tr>\n<td style="text-align:left">1</td>\n<td style="text-align:right">2</td>\n</tr>\n</tbody>\n</table>'],
+      '<tbody>\n<tr>\n<td style="text-align:left">1</td>\n<td style="text-align:right">2</td>\n</tr>\n</tbody>\n</table>',
+  ],
 ];
 
 const blocks: Case[] = [
-  ['fenced code with language', 'Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~',
-    '<p>Hamlet said:</p>\n<div class="codehilite" data-code-language="Python"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>'],
-  ['fenced code with unknown language', '``` inventedlanguage\ndef speak(self):\n```',
-    '<div class="codehilite" data-code-language="inventedlanguage"><pre><span></span><code>def speak(self):\n</code></pre></div>'],
-  ['code loses trailing whitespace', '~~~\ny = 2\t\t\n\n    z = 3       \n~~~\nAnd all was good.',
-    '<div class="codehilite"><pre><span></span><code>y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>'],
-  ['indented code and entities', '& &amp;\n\n    & &amp;',
-    '<p>&amp; &amp;</p>\n<div class="codehilite"><pre><span></span><code>&amp; &amp;amp;\n</code></pre></div>'],
-  ['unclosed fence runs to the end', 'Then:\n~~~~\ndef foobar(self):\n    return 1',
-    '<p>Then:</p>\n<div class="codehilite"><pre><span></span><code>def foobar(self):\n    return 1\n</code></pre></div>'],
+  [
+    'fenced code with language',
+    'Hamlet said:\n~~~~.python \ndef speak(self):\n    x = 1\n~~~~',
+    '<p>Hamlet said:</p>\n<div class="codehilite" data-code-language="Python"><pre><span></span><code>def speak(self):\n    x = 1\n</code></pre></div>',
+  ],
+  [
+    'fenced code with unknown language',
+    '``` inventedlanguage\ndef speak(self):\n```',
+    '<div class="codehilite" data-code-language="inventedlanguage"><pre><span></span><code>def speak(self):\n</code></pre></div>',
+  ],
+  [
+    'code loses trailing whitespace',
+    '~~~\ny = 2\t\t\n\n    z = 3       \n~~~\nAnd all was good.',
+    '<div class="codehilite"><pre><span></span><code>y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>',
+  ],
+  [
+    'indented code and entities',
+    '& &amp;\n\n    & &amp;',
+    '<p>&amp; &amp;</p>\n<div class="codehilite"><pre><span></span><code>&amp; &amp;amp;\n</code></pre></div>',
+  ],
+  [
+    'unclosed fence runs to the end',
+    'Then:\n~~~~\ndef foobar(self):\n    return 1',
+    '<p>Then:</p>\n<div class="codehilite"><pre><span></span><code>def foobar(self):\n    return 1\n</code></pre></div>',
+  ],
   ['backticks on one line are code', '```inline code```', '<p><code>inline code</code></p>'],
-  ['separate quotes', '> Hello World!\n\n> Hello Universe!',
-    '<blockquote>\n<p>Hello World!</p>\n</blockquote>\n<blockquote>\n<p>Hello Universe!</p>\n</blockquote>'],
-  ['quote fence', 'Hamlet said:\n~~~ quote\nTo be or **not** to be.\n\nThat is the question\n~~~',
-    '<p>Hamlet said:</p>\n<blockquote>\n<p>To be or <strong>not</strong> to be.</p>\n<p>That is the question</p>\n</blockquote>'],
-  ['quote fence holding a quote',
+  [
+    'separate quotes',
+    '> Hello World!\n\n> Hello Universe!',
+    '<blockquote>\n<p>Hello World!</p>\n</blockquote>\n<blockquote>\n<p>Hello Universe!</p>\n</blockquote>',
+  ],
+  [
+    'quote fence',
+    'Hamlet said:\n~~~ quote\nTo be or **not** to be.\n\nThat is the question\n~~~',
+    '<p>Hamlet said:</p>\n<blockquote>\n<p>To be or <strong>not</strong> to be.</p>\n<p>That is the question</p>\n</blockquote>',
+  ],
+  [
+    'quote fence holding a quote',
     'Hamlet said:\n~~~ quote\nPolonius said:\n> This above all,\nAnd it must follow.\n\nWhat good advice!\n~~~',
     '<p>Hamlet said:</p>\n<blockquote>\n<p>Polonius said:</p>\n<blockquote>\n<p>This above all,<br>\nAnd it must follow.</p>\n' +
-    '</blockquote>\n<p>What good advice!</p>\n</blockquote>'],
-  ['quote fence holding code', '````quote\n```\ncode\n```\n````',
-    '<blockquote>\n<div class="codehilite"><pre><span></span><code>code\n</code></pre></div>\n</blockquote>'],
-  ['a bare fence closes the innermost quote', '~~~ quote\nouter\n~~~ quote\ninner\n~~~\nback out\n~~~',
-    '<blockquote>\n<p>outer</p>\n<blockquote>\n<p>inner</p>\n</blockquote>\n<p>back out</p>\n</blockquote>'],
+      '</blockquote>\n<p>What good advice!</p>\n</blockquote>',
+  ],
+  [
+    'quote fence holding code',
+    '````quote\n```\ncode\n```\n````',
+    '<blockquote>\n<div class="codehilite"><pre><span></span><code>code\n</code></pre></div>\n</blockquote>',
+  ],
+  [
+    'a bare fence closes the innermost quote',
+    '~~~ quote\nouter\n~~~ quote\ninner\n~~~\nback out\n~~~',
+    '<blockquote>\n<p>outer</p>\n<blockquote>\n<p>inner</p>\n</blockquote>\n<p>back out</p>\n</blockquote>',
+  ],
   ['empty quote fence renders nothing', '```quote\n```', ''],
-  ['spoiler', '```spoiler header\ncontent\n```\noutside spoiler\n',
+  [
+    'spoiler',
+    '```spoiler header\ncontent\n```\noutside spoiler\n',
     '<div class="spoiler-block"><div class="spoiler-header">\n<p>header</p>\n</div><div class="spoiler-content" aria-hidden="true">\n' +
-    '<p>content</p>\n</div></div>\n<p>outside spoiler</p>'],
-  ['spoiler without header', '```spoiler\ncontent\n```',
+      '<p>content</p>\n</div></div>\n<p>outside spoiler</p>',
+  ],
+  [
+    'spoiler without header',
+    '```spoiler\ncontent\n```',
     '<div class="spoiler-block"><div class="spoiler-header">\n</div><div class="spoiler-content" aria-hidden="true">\n' +
-    '<p>content</p>\n</div></div>'],
-  ['bullet list after a paragraph', 'Some text with a hanging list:\n* One item\n* Two items',
-    '<p>Some text with a hanging list:</p>\n<ul>\n<li>One item</li>\n<li>Two items</li>\n</ul>'],
+      '<p>content</p>\n</div></div>',
+  ],
+  [
+    'bullet list after a paragraph',
+    'Some text with a hanging list:\n* One item\n* Two items',
+    '<p>Some text with a hanging list:</p>\n<ul>\n<li>One item</li>\n<li>Two items</li>\n</ul>',
+  ],
   ['ordered list keeps its start', '3. A\n3. B', '<ol start="3">\n<li>A</li>\n<li>B</li>\n</ol>'],
-  ['loose list', '* Alpha\n\n* Beta', '<ul>\n<li>\n<p>Alpha</p>\n</li>\n<li>\n<p>Beta</p>\n</li>\n</ul>'],
-  ['nested list', '* outer\n  * inner', '<ul>\n<li>outer\n<ul>\n<li>inner</li>\n</ul>\n</li>\n</ul>'],
+  [
+    'loose list',
+    '* Alpha\n\n* Beta',
+    '<ul>\n<li>\n<p>Alpha</p>\n</li>\n<li>\n<p>Beta</p>\n</li>\n</ul>',
+  ],
+  [
+    'nested list',
+    '* outer\n  * inner',
+    '<ul>\n<li>outer\n<ul>\n<li>inner</li>\n</ul>\n</li>\n</ul>',
+  ],
 ];
 
 const links: Case[] = [
-  ['link with text', '[hello](https://github.com)', '<p><a href="https://github.com" target="_blank" rel="noopener noreferrer">hello</a></p>', { hasLink: true }],
-  ['link without text shows its URL', '[](https://github.com)',
-    '<p><a href="https://github.com" target="_blank" rel="noopener noreferrer">https://github.com</a></p>', { hasLink: true }],
-  ['link with a title', '[x](http://a.com "A title")',
-    '<p><a href="http://a.com" title="A title" target="_blank" rel="noopener noreferrer">x</a></p>', { hasLink: true }],
-  ['bare URL without trailing punctuation', 'at https://zulip.com/api. Check it!',
-    '<p>at <a href="https://zulip.com/api" target="_blank" rel="noopener noreferrer">https://zulip.com/api</a>. Check it!</p>', { hasLink: true }],
-  ['bare domain', 'go to views.org please',
-    '<p>go to <a href="http://views.org" target="_blank" rel="noopener noreferrer">views.org</a> please</p>', { hasLink: true }],
+  [
+    'link with text',
+    '[hello](https://github.com)',
+    '<p><a href="https://github.com" target="_blank" rel="noopener noreferrer">hello</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'link without text shows its URL',
+    '[](https://github.com)',
+    '<p><a href="https://github.com" target="_blank" rel="noopener noreferrer">https://github.com</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'link with a title',
+    '[x](http://a.com "A title")',
+    '<p><a href="http://a.com" title="A title" target="_blank" rel="noopener noreferrer">x</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'bare URL without trailing punctuation',
+    'at https://zulip.com/api. Check it!',
+    '<p>at <a href="https://zulip.com/api" target="_blank" rel="noopener noreferrer">https://zulip.com/api</a>. Check it!</p>',
+    { hasLink: true },
+  ],
+  [
+    'bare domain',
+    'go to views.org please',
+    '<p>go to <a href="http://views.org" target="_blank" rel="noopener noreferrer">views.org</a> please</p>',
+    { hasLink: true },
+  ],
   ['file names are not domains', 'python class views.py is', '<p>python class views.py is</p>'],
-  ['e-mail address', 'a@b.com', '<p><a href="mailto:a@b.com" target="_blank" rel="noopener noreferrer">a@b.com</a></p>', { hasLink: true }],
-  ['scheme-less link target', '[x](example.com)', '<p><a href="http://example.com" target="_blank" rel="noopener noreferrer">x</a></p>', { hasLink: true }],
-  ['telephone link', '[call me](tel:+14155551234)', '<p><a href="tel:+14155551234" target="_blank" rel="noopener noreferrer">call me</a></p>', { hasLink: true }],
-  ['angle brackets stay', '<http://foo.com>', '<p>&lt;<a href="http://foo.com" target="_blank" rel="noopener noreferrer">http://foo.com</a>&gt;</p>', { hasLink: true }],
-  ['upload link becomes absolute', '[a.pdf](/user_uploads/2/ab/a.pdf)',
-    '<p><a href="http://zulip.testserver/user_uploads/2/ab/a.pdf">a.pdf</a></p>', { hasLink: true, uploads: ['2/ab/a.pdf'] }],
-  ['uploaded image', 'http://zulip.testserver/user_uploads/2/cd/pic.PNG and [again](/user_uploads/2/cd/pic.PNG)',
+  [
+    'e-mail address',
+    'a@b.com',
+    '<p><a href="mailto:a@b.com" target="_blank" rel="noopener noreferrer">a@b.com</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'scheme-less link target',
+    '[x](example.com)',
+    '<p><a href="http://example.com" target="_blank" rel="noopener noreferrer">x</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'telephone link',
+    '[call me](tel:+14155551234)',
+    '<p><a href="tel:+14155551234" target="_blank" rel="noopener noreferrer">call me</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'angle brackets stay',
+    '<http://foo.com>',
+    '<p>&lt;<a href="http://foo.com" target="_blank" rel="noopener noreferrer">http://foo.com</a>&gt;</p>',
+    { hasLink: true },
+  ],
+  [
+    'upload link becomes absolute',
+    '[a.pdf](/user_uploads/2/ab/a.pdf)',
+    '<p><a href="http://zulip.testserver/user_uploads/2/ab/a.pdf">a.pdf</a></p>',
+    { hasLink: true, uploads: ['2/ab/a.pdf'] },
+  ],
+  [
+    'uploaded image',
+    'http://zulip.testserver/user_uploads/2/cd/pic.PNG and [again](/user_uploads/2/cd/pic.PNG)',
     '<p><a href="http://zulip.testserver/user_uploads/2/cd/pic.PNG">http://zulip.testserver/user_uploads/2/cd/pic.PNG</a> and ' +
-    '<a href="http://zulip.testserver/user_uploads/2/cd/pic.PNG">again</a></p>', { hasLink: true, hasImage: true, uploads: ['2/cd/pic.PNG'] }],
-  ['external image is not an upload', 'https://example.com/pic.png',
-    '<p><a href="https://example.com/pic.png" target="_blank" rel="noopener noreferrer">https://example.com/pic.png</a></p>', { hasLink: true }],
-  ['links into the realm become relative', '[foo](http://zulip.testserver/#narrow/stream/1-Denmark)',
-    '<p><a href="#narrow/stream/1-Denmark">foo</a></p>', { hasLink: true }],
+      '<a href="http://zulip.testserver/user_uploads/2/cd/pic.PNG">again</a></p>',
+    { hasLink: true, hasImage: true, uploads: ['2/cd/pic.PNG'] },
+  ],
+  [
+    'external image is not an upload',
+    'https://example.com/pic.png',
+    '<p><a href="https://example.com/pic.png" target="_blank" rel="noopener noreferrer">https://example.com/pic.png</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'links into the realm become relative',
+    '[foo](http://zulip.testserver/#narrow/stream/1-Denmark)',
+    '<p><a href="#narrow/stream/1-Denmark">foo</a></p>',
+    { hasLink: true },
+  ],
 ];
 
 const mentions: Case[] = [
-  ['user mention', 'Hi @**King Hamlet**', '<p>Hi <span class="user-mention" data-user-id="12">@King Hamlet</span></p>', { mentioned: [12] }],
-  ['user mention ignores case', '@**king hamlet**', '<p><span class="user-mention" data-user-id="12">@King Hamlet</span></p>', { mentioned: [12] }],
-  ['user mention with id', '@**King Hamlet|12** @**|13**',
+  [
+    'user mention',
+    'Hi @**King Hamlet**',
+    '<p>Hi <span class="user-mention" data-user-id="12">@King Hamlet</span></p>',
+    { mentioned: [12] },
+  ],
+  [
+    'user mention ignores case',
+    '@**king hamlet**',
+    '<p><span class="user-mention" data-user-id="12">@King Hamlet</span></p>',
+    { mentioned: [12] },
+  ],
+  [
+    'user mention with id',
+    '@**King Hamlet|12** @**|13**',
     '<p><span class="user-mention" data-user-id="12">@King Hamlet</span> <span class="user-mention" data-user-id="13">@Othello, the Moor of Venice</span></p>',
-    { mentioned: [12, 13] }],
+    { mentioned: [12, 13] },
+  ],
   ['name and id must agree', '@**Othello|12**', '<p>@<strong>Othello|12</strong></p>'],
-  ['silent mention', '@_**King Hamlet**', '<p><span class="user-mention silent" data-user-id="12">King Hamlet</span></p>', { silent: [12] }],
+  [
+    'silent mention',
+    '@_**King Hamlet**',
+    '<p><span class="user-mention silent" data-user-id="12">King Hamlet</span></p>',
+    { silent: [12] },
+  ],
   ['unknown user stays text', '@**Nobody**', '<p>@<strong>Nobody</strong></p>'],
   ['no mention inside a word', 'a@**King Hamlet**', '<p>a@<strong>King Hamlet</strong></p>'],
-  ['mention after a bracket', '(@**King Hamlet**)', '<p>(<span class="user-mention" data-user-id="12">@King Hamlet</span>)</p>', { mentioned: [12] }],
-  ['channel wildcards', '@**all** @**everyone** @**channel** @**stream**',
+  [
+    'mention after a bracket',
+    '(@**King Hamlet**)',
+    '<p>(<span class="user-mention" data-user-id="12">@King Hamlet</span>)</p>',
+    { mentioned: [12] },
+  ],
+  [
+    'channel wildcards',
+    '@**all** @**everyone** @**channel** @**stream**',
     '<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span> ' +
-    '<span class="user-mention channel-wildcard-mention" data-user-id="*">@everyone</span> ' +
-    '<span class="user-mention channel-wildcard-mention" data-user-id="*">@channel</span> ' +
-    '<span class="user-mention channel-wildcard-mention" data-user-id="*">@stream</span></p>', { streamWildcard: true }],
-  ['topic wildcard', '@**topic**', '<p><span class="topic-mention">@topic</span></p>', { topicWildcard: true }],
-  ['silent wildcards notify nobody', '@_**all** @_**topic**',
-    '<p><span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span> <span class="topic-mention silent">topic</span></p>'],
-  ['group mention', '@*support*', '<p><span class="user-group-mention" data-user-group-id="5">@support</span></p>', { groups: [5] }],
-  ['silent group mention', '@_*support*', '<p><span class="user-group-mention silent" data-user-group-id="5">support</span></p>'],
+      '<span class="user-mention channel-wildcard-mention" data-user-id="*">@everyone</span> ' +
+      '<span class="user-mention channel-wildcard-mention" data-user-id="*">@channel</span> ' +
+      '<span class="user-mention channel-wildcard-mention" data-user-id="*">@stream</span></p>',
+    { streamWildcard: true },
+  ],
+  [
+    'topic wildcard',
+    '@**topic**',
+    '<p><span class="topic-mention">@topic</span></p>',
+    { topicWildcard: true },
+  ],
+  [
+    'silent wildcards notify nobody',
+    '@_**all** @_**topic**',
+    '<p><span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span> <span class="topic-mention silent">topic</span></p>',
+  ],
+  [
+    'group mention',
+    '@*support*',
+    '<p><span class="user-group-mention" data-user-group-id="5">@support</span></p>',
+    { groups: [5] },
+  ],
+  [
+    'silent group mention',
+    '@_*support*',
+    '<p><span class="user-group-mention silent" data-user-group-id="5">support</span></p>',
+  ],
   ['unknown group stays text', '@*nobody*', '<p>@<em>nobody</em></p>'],
-  ['mentions in a quote are silent', '> @**King Hamlet** @*support* @**all**',
+  [
+    'mentions in a quote are silent',
+    '> @**King Hamlet** @*support* @**all**',
     '<blockquote>\n<p><span class="user-mention silent" data-user-id="12">King Hamlet</span> ' +
-    '<span class="user-group-mention silent" data-user-group-id="5">support</span> ' +
-    '<span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span></p>\n</blockquote>', { silent: [12] }],
-  ['mentions in a quote fence are silent', '```quote\n@**King Hamlet**\n```',
-    '<blockquote>\n<p><span class="user-mention silent" data-user-id="12">King Hamlet</span></p>\n</blockquote>', { silent: [12] }],
-  ['no mentions or emoji in code', '`@**King Hamlet** :smile:`\n```\n@*support* #**Denmark**\n```',
-    '<p><code>@**King Hamlet** :smile:</code></p>\n<div class="codehilite"><pre><span></span><code>@*support* #**Denmark**\n</code></pre></div>'],
-  ['channel link', '#**Denmark**', '<p><a class="stream" data-stream-id="9" href="/#narrow/channel/9-Denmark">#Denmark</a></p>', { hasLink: true }],
-  ['topic link', '#**Denmark>some topic.txt**',
+      '<span class="user-group-mention silent" data-user-group-id="5">support</span> ' +
+      '<span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span></p>\n</blockquote>',
+    { silent: [12] },
+  ],
+  [
+    'mentions in a quote fence are silent',
+    '```quote\n@**King Hamlet**\n```',
+    '<blockquote>\n<p><span class="user-mention silent" data-user-id="12">King Hamlet</span></p>\n</blockquote>',
+    { silent: [12] },
+  ],
+  [
+    'no mentions or emoji in code',
+    '`@**King Hamlet** :smile:`\n```\n@*support* #**Denmark**\n```',
+    '<p><code>@**King Hamlet** :smile:</code></p>\n<div class="codehilite"><pre><span></span><code>@*support* #**Denmark**\n</code></pre></div>',
+  ],
+  [
+    'channel link',
+    '#**Denmark**',
+    '<p><a class="stream" data-stream-id="9" href="/#narrow/channel/9-Denmark">#Denmark</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'topic link',
+    '#**Denmark>some topic.txt**',
     '<p><a class="stream-topic" data-stream-id="9" href="/#narrow/channel/9-Denmark/topic/some.20topic.2Etxt">#Denmark &gt; some topic.txt</a></p>',
-    { hasLink: true }],
-  ['message link', '#**Denmark>lunch@123**',
-    '<p><a class="message-link" href="/#narrow/channel/9-Denmark/topic/lunch/near/123">#Denmark &gt; lunch @ 💬</a></p>', { hasLink: true }],
-  ['link to the empty topic', '#**Denmark>**',
+    { hasLink: true },
+  ],
+  [
+    'message link',
+    '#**Denmark>lunch@123**',
+    '<p><a class="message-link" href="/#narrow/channel/9-Denmark/topic/lunch/near/123">#Denmark &gt; lunch @ 💬</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'link to the empty topic',
+    '#**Denmark>**',
     '<p><a class="stream-topic" data-stream-id="9" href="/#narrow/channel/9-Denmark/topic/">#Denmark &gt; <em>general chat</em></a></p>',
-    { hasLink: true }],
-  ['channel named with ">"', '#**design > ui**',
-    '<p><a class="stream" data-stream-id="10" href="/#narrow/channel/10-design-.3E-ui">#design &gt; ui</a></p>', { hasLink: true }],
+    { hasLink: true },
+  ],
+  [
+    'channel named with ">"',
+    '#**design > ui**',
+    '<p><a class="stream" data-stream-id="10" href="/#narrow/channel/10-design-.3E-ui">#design &gt; ui</a></p>',
+    { hasLink: true },
+  ],
   ['unknown channel stays text', '#**Nowhere**', '<p>#<strong>Nowhere</strong></p>'],
 ];
 
 const emoji: Case[] = [
-  ['unicode emoji by name', ':airplane: :+1:',
+  [
+    'unicode emoji by name',
+    ':airplane: :+1:',
     '<p><span aria-label="airplane" class="emoji emoji-2708" role="img" title="airplane">:airplane:</span> ' +
-    '<span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>'],
-  ['custom emoji', ':green_tick:', '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>'],
-  ['zulip emoji', ':zulip:', '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>'],
-  ['unknown names stay text', ':not_an_emoji: :) x::y::z :wasted waste:', '<p>:not_an_emoji: :) x::y::z :wasted waste:</p>'],
-  ['emoji without spaces', ':cat:hello:dog::octopus:',
+      '<span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>',
+  ],
+  [
+    'custom emoji',
+    ':green_tick:',
+    '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>',
+  ],
+  [
+    'zulip emoji',
+    ':zulip:',
+    '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>',
+  ],
+  [
+    'unknown names stay text',
+    ':not_an_emoji: :) x::y::z :wasted waste:',
+    '<p>:not_an_emoji: :) x::y::z :wasted waste:</p>',
+  ],
+  [
+    'emoji without spaces',
+    ':cat:hello:dog::octopus:',
     '<p><span aria-label="cat" class="emoji emoji-1f431" role="img" title="cat">:cat:</span>hello' +
-    '<span aria-label="dog" class="emoji emoji-1f436" role="img" title="dog">:dog:</span>' +
-    '<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>'],
-  ['typed emoji', 'I am a robot \u{1f916}. \u2764\ufe0f',
+      '<span aria-label="dog" class="emoji emoji-1f436" role="img" title="dog">:dog:</span>' +
+      '<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>',
+  ],
+  [
+    'typed emoji',
+    'I am a robot \u{1f916}. \u2764\ufe0f',
     '<p>I am a robot <span aria-label="robot face" class="emoji emoji-1f916" role="img" title="robot face">:robot_face:</span>. ' +
-    '<span aria-label="heart" class="emoji emoji-2764" role="img" title="heart">:heart:</span></p>'],
+      '<span aria-label="heart" class="emoji emoji-2764" role="img" title="heart">:heart:</span></p>',
+  ],
   ['skin tones are not emoji', ':skin-tone-2:', '<p>:skin-tone-2:</p>'],
-  ['global times', '<time:2017-06-05T22:30:00Z> <time:1496701800> <time:2017-12-31 05:30+05:30>',
+  [
+    'global times',
+    '<time:2017-06-05T22:30:00Z> <time:1496701800> <time:2017-12-31 05:30+05:30>',
     '<p><time datetime="2017-06-05T22:30:00Z">2017-06-05T22:30:00Z</time> <time datetime="2017-06-05T22:30:00Z">1496701800</time> ' +
-    '<time datetime="2017-12-31T00:00:00Z">2017-12-31 05:30+05:30</time></p>'],
-  ['unreadable time stays text', '<time:**hello world**>', '<p>&lt;time:<strong>hello world</strong>&gt;</p>'],
+      '<time datetime="2017-12-31T00:00:00Z">2017-12-31 05:30+05:30</time></p>',
+  ],
+  [
+    'unreadable time stays text',
+    '<time:**hello world**>',
+    '<p>&lt;time:<strong>hello world</strong>&gt;</p>',
+  ],
 ];
 
 // Hostile input: each must render exactly as shown, and the output is also
 // checked by expectSafe (like every other case).
 const hostile: Case[] = [
   ['script tag', '<script>alert(1)</script>', '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>'],
-  ['nested script tags', '<<script>script>evil()<</script>/script>', '<p>&lt;&lt;script&gt;script&gt;evil()&lt;&lt;/script&gt;/script&gt;</p>'],
+  [
+    'nested script tags',
+    '<<script>script>evil()<</script>/script>',
+    '<p>&lt;&lt;script&gt;script&gt;evil()&lt;&lt;/script&gt;/script&gt;</p>',
+  ],
   ['img onerror', '<img src=x onerror=alert(1)>', '<p>&lt;img src=x onerror=alert(1)&gt;</p>'],
   ['svg onload', '<svg onload=alert(1)>', '<p>&lt;svg onload=alert(1)&gt;</p>'],
-  ['iframe', '<iframe src="javascript:alert(1)"></iframe>', '<p>&lt;iframe src="javascript:alert(1)"&gt;&lt;/iframe&gt;</p>'],
-  ['style attribute', '<p style="background:url(javascript:alert(1))">x</p>', '<p>&lt;p style="background:url(javascript:alert(1))"&gt;x&lt;/p&gt;</p>'],
+  [
+    'iframe',
+    '<iframe src="javascript:alert(1)"></iframe>',
+    '<p>&lt;iframe src="javascript:alert(1)"&gt;&lt;/iframe&gt;</p>',
+  ],
+  [
+    'style attribute',
+    '<p style="background:url(javascript:alert(1))">x</p>',
+    '<p>&lt;p style="background:url(javascript:alert(1))"&gt;x&lt;/p&gt;</p>',
+  ],
   ['javascript: link', '[x](javascript:alert(1))', '<p>[x](javascript:alert(1))</p>'],
   ['mixed-case javascript: link', '[x](JaVaScRiPt:alert(1))', '<p>[x](JaVaScRiPt:alert(1))</p>'],
-  ['entity-encoded javascript: link', '[x](&#106;avascript&#x3A;alert(1)) [y](javascript&colon;alert(1))',
-    '<p>[x](javascript:alert(1)) [y](javascript:alert(1))</p>'],
-  ['javascript: link with whitespace', '[x]( \tjavascript:alert(1))', '<p>[x]( \tjavascript:alert(1))</p>'],
-  ['data: link', '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
-    '<p>[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)</p>'],
+  [
+    'entity-encoded javascript: link',
+    '[x](&#106;avascript&#x3A;alert(1)) [y](javascript&colon;alert(1))',
+    '<p>[x](javascript:alert(1)) [y](javascript:alert(1))</p>',
+  ],
+  [
+    'javascript: link with whitespace',
+    '[x]( \tjavascript:alert(1))',
+    '<p>[x]( \tjavascript:alert(1))</p>',
+  ],
+  [
+    'data: link',
+    '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+    '<p>[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)</p>',
+  ],
   ['vbscript: link', '[x](vbscript:msgbox(1))', '<p>[x](vbscript:msgbox(1))</p>'],
   ['image with javascript:', '![x](javascript:alert(1))', '<p>![x](javascript:alert(1))</p>'],
-  ['angle-bracket javascript: autolink', '<javascript:alert(1)>', '<p>&lt;javascript:alert(1)&gt;</p>'],
-  ['link title with quotes', '[x](http://a.com "a\\" onmouseover=\\"alert(1)")',
-    '<p><a href="http://a.com" title="a&quot; onmouseover=&quot;alert(1)" target="_blank" rel="noopener noreferrer">x</a></p>', { hasLink: true }],
-  ['quote in a link target', '[x](http://a.com/"onmouseover="alert(1))',
-    '<p><a href="http://a.com/%22onmouseover=%22alert(1)" target="_blank" rel="noopener noreferrer">x</a></p>', { hasLink: true }],
-  ['code block closing its tags', '```\n</code></pre><script>alert(1)</script>\n```',
-    '<div class="codehilite"><pre><span></span><code>&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre></div>'],
-  ['code span closing its tags', '`</code><script>alert(1)</script>`', '<p><code>&lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code></p>'],
-  ['fence language with markup', '```"><script>alert(1)</script>\nx\n```',
-    '<p>```"&gt;&lt;script&gt;alert(1)&lt;/script&gt;<br>\nx</p>'],
-  ['names holding HTML', '@**<img src=x onerror=alert(1)>"** @*<script>alert(1)</script>* #**"><script>alert(1)</script>**',
+  [
+    'angle-bracket javascript: autolink',
+    '<javascript:alert(1)>',
+    '<p>&lt;javascript:alert(1)&gt;</p>',
+  ],
+  [
+    'link title with quotes',
+    '[x](http://a.com "a\\" onmouseover=\\"alert(1)")',
+    '<p><a href="http://a.com" title="a&quot; onmouseover=&quot;alert(1)" target="_blank" rel="noopener noreferrer">x</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'quote in a link target',
+    '[x](http://a.com/"onmouseover="alert(1))',
+    '<p><a href="http://a.com/%22onmouseover=%22alert(1)" target="_blank" rel="noopener noreferrer">x</a></p>',
+    { hasLink: true },
+  ],
+  [
+    'code block closing its tags',
+    '```\n</code></pre><script>alert(1)</script>\n```',
+    '<div class="codehilite"><pre><span></span><code>&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre></div>',
+  ],
+  [
+    'code span closing its tags',
+    '`</code><script>alert(1)</script>`',
+    '<p><code>&lt;/code&gt;&lt;script&gt;alert(1)&lt;/script&gt;</code></p>',
+  ],
+  [
+    'fence language with markup',
+    '```"><script>alert(1)</script>\nx\n```',
+    '<p>```"&gt;&lt;script&gt;alert(1)&lt;/script&gt;<br>\nx</p>',
+  ],
+  [
+    'names holding HTML',
+    '@**<img src=x onerror=alert(1)>"** @*<script>alert(1)</script>* #**"><script>alert(1)</script>**',
     '<p><span class="user-mention" data-user-id="14">@&lt;img src=x onerror=alert(1)&gt;"</span> ' +
-    '<span class="user-group-mention" data-user-group-id="6">@&lt;script&gt;alert(1)&lt;/script&gt;</span> ' +
-    '<a class="stream" data-stream-id="11" href="/#narrow/channel/11-.22.3E.3Cscript.3Ealert.281.29.3C.2Fscript.3E">' +
-    '#"&gt;&lt;script&gt;alert(1)&lt;/script&gt;</a></p>', { mentioned: [14], groups: [6], hasLink: true }],
-  ['custom emoji with a javascript: URL', ':evil:', '<p><img alt=":evil:" class="emoji" title="evil"></p>'],
-  ['entity-encoded tags stay text', '&lt;script&gt;alert(1)&lt;/script&gt;', '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>'],
-  ['unterminated constructs', '**bold *em [link](http://a.com @**King ~~del `code\n```quote\n> x',
+      '<span class="user-group-mention" data-user-group-id="6">@&lt;script&gt;alert(1)&lt;/script&gt;</span> ' +
+      '<a class="stream" data-stream-id="11" href="/#narrow/channel/11-.22.3E.3Cscript.3Ealert.281.29.3C.2Fscript.3E">' +
+      '#"&gt;&lt;script&gt;alert(1)&lt;/script&gt;</a></p>',
+    { mentioned: [14], groups: [6], hasLink: true },
+  ],
+  [
+    'custom emoji with a javascript: URL',
+    ':evil:',
+    '<p><img alt=":evil:" class="emoji" title="evil"></p>',
+  ],
+  [
+    'entity-encoded tags stay text',
+    '&lt;script&gt;alert(1)&lt;/script&gt;',
+    '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>',
+  ],
+  [
+    'unterminated constructs',
+    '**bold *em [link](http://a.com @**King ~~del `code\n```quote\n> x',
     '<p>**bold *em [link](<a href="http://a.com" target="_blank" rel="noopener noreferrer">http://a.com</a> @**King ~~del `code</p>\n' +
-    '<blockquote>\n<blockquote>\n<p>x</p>\n</blockquote>\n</blockquote>', { hasLink: true }],
+      '<blockquote>\n<blockquote>\n<p>x</p>\n</blockquote>\n</blockquote>',
+    { hasLink: true },
+  ],
   ['NUL characters', 'a\u0000b', '<p>a\ufffdb</p>'],
 ];
 
 describe('renderMarkdown', () => {
   const groupsOfCases: [string, Case[]][] = [
-    ['formatting', formatting], ['blocks', blocks], ['links', links], ['mentions and channel links', mentions],
-    ['emoji and times', emoji], ['hostile input', hostile],
+    ['formatting', formatting],
+    ['blocks', blocks],
+    ['links', links],
+    ['mentions and channel links', mentions],
+    ['emoji and times', emoji],
+    ['hostile input', hostile],
   ];
   for (const [groupName, cases] of groupsOfCases) {
     describe(groupName, () => {
       // Every row gets its facts, so Jest never takes the last argument for a `done` callback.
-      const rows = cases.map(([name, input, html, facts]): Required<Case> => [name, input, html, facts ?? {}]);
+      const rows = cases.map(([name, input, html, facts]): Required<Case> => [
+        name,
+        input,
+        html,
+        facts ?? {},
+      ]);
       test.each(rows)('%s', (_name, input, html, facts) => {
         const result = renderMarkdown(input, ctx);
         expect(result.html).toBe(html);
@@ -364,7 +699,11 @@ describe('mentionCandidates', () => {
 
   test('finds nothing in plain text', () => {
     expect(mentionCandidates('hello @ # : ** world')).toEqual({
-      userNames: [], userIds: [], groupNames: [], streamNames: [], emojiNames: [],
+      userNames: [],
+      userIds: [],
+      groupNames: [],
+      streamNames: [],
+      emojiNames: [],
     });
   });
 });

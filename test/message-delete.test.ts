@@ -3,7 +3,15 @@
 // refusals.
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
-import { eventsOf, expectError, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
+import {
+  eventsOf,
+  expectError,
+  register,
+  sendDirect,
+  sendToChannel,
+  streamId,
+  subscribe,
+} from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -12,7 +20,9 @@ let bin: number;
 beforeAll(async () => {
   server = await TestServer.start();
   cast = await server.createCast();
-  await subscribe(server, cast.member, ['bin'], { principals: [cast.member.id, cast.member2.id, cast.admin.id] });
+  await subscribe(server, cast.member, ['bin'], {
+    principals: [cast.member.id, cast.member2.id, cast.admin.id],
+  });
   bin = await streamId(server, cast.member, 'bin');
 });
 afterAll(() => server.stop());
@@ -22,51 +32,104 @@ function remove(as: Cast['member'], id: number) {
 }
 
 async function systemGroup(name: string) {
-  return server.services.db.read((db) => db.userGroup.findFirstOrThrow({ where: { realmId: cast.realm.id, name, isSystemGroup: true } }));
+  return server.services.db.read((db) =>
+    db.userGroup.findFirstOrThrow({ where: { realmId: cast.realm.id, name, isSystemGroup: true } }),
+  );
 }
 
 test('an administrator deletes any message; recipients get delete_message and the unread state follows', async () => {
   const id = await sendToChannel(server, cast.member, 'bin', 'trash', 'gone soon');
-  const q = await register(server, cast.member2, { event_types: ['delete_message'], fetch_event_types: ['update_message_flags'] });
-  expect(q.unread_msgs.streams.some((s: { unread_message_ids: number[] }) => s.unread_message_ids.includes(id))).toBe(true);
+  const q = await register(server, cast.member2, {
+    event_types: ['delete_message'],
+    fetch_event_types: ['update_message_flags'],
+  });
+  expect(
+    q.unread_msgs.streams.some((s: { unread_message_ids: number[] }) =>
+      s.unread_message_ids.includes(id),
+    ),
+  ).toBe(true);
   const res = await remove(cast.admin, id);
   expect(res.body).toEqual({ result: 'success', msg: '' });
   const events = await eventsOf(server, cast.member2, q.queue_id);
-  expect(events).toEqual([{ id: 0, type: 'delete_message', message_ids: [id], message_type: 'stream', stream_id: bin, topic: 'trash' }]);
+  expect(events).toEqual([
+    {
+      id: 0,
+      type: 'delete_message',
+      message_ids: [id],
+      message_type: 'stream',
+      stream_id: bin,
+      topic: 'trash',
+    },
+  ]);
   // Applying it: the deleted ID leaves the unread state, as a fresh /register shows.
   const applied = applyEvents(q, events).unread_msgs.streams;
-  const fresh = await register(server, cast.member2, { fetch_event_types: ['update_message_flags'] });
+  const fresh = await register(server, cast.member2, {
+    fetch_event_types: ['update_message_flags'],
+  });
   expect(fresh.unread_msgs.streams).toEqual(applied);
-  expectError(await server.call('GET', `/messages/${id}`, { as: cast.member }), 400, 'BAD_REQUEST', 'Invalid message(s)');
+  expectError(
+    await server.call('GET', `/messages/${id}`, { as: cast.member }),
+    400,
+    'BAD_REQUEST',
+    'Invalid message(s)',
+  );
 });
 
 test('a direct message: the event says "private"', async () => {
   const id = await sendDirect(server, cast.member, [cast.member2.id], 'oops');
   const q = await register(server, cast.member2, { event_types: ['delete_message'] });
   expect((await remove(cast.member, id)).status).toBe(200);
-  expect(await eventsOf(server, cast.member2, q.queue_id)).toEqual([{ id: 0, type: 'delete_message', message_ids: [id], message_type: 'private' }]);
+  expect(await eventsOf(server, cast.member2, q.queue_id)).toEqual([
+    { id: 0, type: 'delete_message', message_ids: [id], message_type: 'private' },
+  ]);
 });
 
 test('others may not delete; the sender only with can_delete_own_message_group', async () => {
   const id = await sendToChannel(server, cast.member, 'bin', 'keep', 'stays');
-  expectError(await remove(cast.member2, id), 400, 'BAD_REQUEST', "You don't have permission to delete this message");
+  expectError(
+    await remove(cast.member2, id),
+    400,
+    'BAD_REQUEST',
+    "You don't have permission to delete this message",
+  );
   const nobody = await systemGroup('role:nobody');
-  const realm = await server.services.db.read((db) => db.realm.findUniqueOrThrow({ where: { id: cast.realm.id } }));
-  await server.services.db.write((tx) => tx.realm.update({ where: { id: cast.realm.id }, data: { canDeleteOwnMessageGroupId: nobody.id } }));
+  const realm = await server.services.db.read((db) =>
+    db.realm.findUniqueOrThrow({ where: { id: cast.realm.id } }),
+  );
+  await server.services.db.write((tx) =>
+    tx.realm.update({
+      where: { id: cast.realm.id },
+      data: { canDeleteOwnMessageGroupId: nobody.id },
+    }),
+  );
   server.services.auth.forgetRealm(cast.realm.id);
-  expectError(await remove(cast.member, id), 400, 'BAD_REQUEST', "You don't have permission to delete this message");
+  expectError(
+    await remove(cast.member, id),
+    400,
+    'BAD_REQUEST',
+    "You don't have permission to delete this message",
+  );
   // The channel's own setting grants it too.
   const members = await systemGroup('role:members');
-  await server.services.db.write((tx) => tx.stream.update({ where: { id: bin }, data: { canDeleteOwnMessageGroupId: members.id } }));
+  await server.services.db.write((tx) =>
+    tx.stream.update({ where: { id: bin }, data: { canDeleteOwnMessageGroupId: members.id } }),
+  );
   expect((await remove(cast.member, id)).status).toBe(200);
-  await server.services.db.write((tx) => tx.realm.update({ where: { id: cast.realm.id }, data: { canDeleteOwnMessageGroupId: realm.canDeleteOwnMessageGroupId } }));
+  await server.services.db.write((tx) =>
+    tx.realm.update({
+      where: { id: cast.realm.id },
+      data: { canDeleteOwnMessageGroupId: realm.canDeleteOwnMessageGroupId },
+    }),
+  );
   server.services.auth.forgetRealm(cast.realm.id);
 });
 
-test('the channel can_delete_any_message_group lets a member delete others\' messages', async () => {
+test("the channel can_delete_any_message_group lets a member delete others' messages", async () => {
   const id = await sendToChannel(server, cast.member, 'bin', 'mod', 'someone else');
   const members = await systemGroup('role:members');
-  await server.services.db.write((tx) => tx.stream.update({ where: { id: bin }, data: { canDeleteAnyMessageGroupId: members.id } }));
+  await server.services.db.write((tx) =>
+    tx.stream.update({ where: { id: bin }, data: { canDeleteAnyMessageGroupId: members.id } }),
+  );
   expect((await remove(cast.member2, id)).status).toBe(200);
 });
 

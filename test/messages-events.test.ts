@@ -3,7 +3,14 @@
 // messages; the events keep the unread state of POST /register current.
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
-import { eventsOf, register, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
+import {
+  eventsOf,
+  register,
+  sendDirect,
+  sendToChannel,
+  streamId,
+  subscribe,
+} from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -18,38 +25,74 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 test('every recipient gets the message with their flags; outsiders get nothing', async () => {
-  const sender = await register(server, cast.member, { event_types: ['message'], apply_markdown: true });
-  const mentioned = await register(server, cast.member2, { event_types: ['message'], apply_markdown: true });
+  const sender = await register(server, cast.member, {
+    event_types: ['message'],
+    apply_markdown: true,
+  });
+  const mentioned = await register(server, cast.member2, {
+    event_types: ['message'],
+    apply_markdown: true,
+  });
   const outsider = await register(server, cast.moderator, { event_types: ['message'] });
   const res = await server.call('POST', '/messages', {
     as: cast.member,
-    params: { type: 'stream', to: 'room', topic: 'news', content: 'hi @**Cordelia Lear**', queue_id: sender.queue_id, local_id: '12.01' },
+    params: {
+      type: 'stream',
+      to: 'room',
+      topic: 'news',
+      content: 'hi @**Cordelia Lear**',
+      queue_id: sender.queue_id,
+      local_id: '12.01',
+    },
   });
   const id = res.body.id;
   const fetched = (await server.call('GET', `/messages/${id}`, { as: cast.member2 })).body.message;
   const { flags: _flags, ...message } = fetched;
-  expect(await eventsOf(server, cast.member2, mentioned.queue_id)).toEqual([{ id: 0, type: 'message', message, flags: ['mentioned'] }]);
-  expect(await eventsOf(server, cast.member, sender.queue_id)).toEqual([{ id: 0, type: 'message', message, flags: [], local_message_id: '12.01' }]);
+  expect(await eventsOf(server, cast.member2, mentioned.queue_id)).toEqual([
+    { id: 0, type: 'message', message, flags: ['mentioned'] },
+  ]);
+  expect(await eventsOf(server, cast.member, sender.queue_id)).toEqual([
+    { id: 0, type: 'message', message, flags: [], local_message_id: '12.01' },
+  ]);
   expect(await eventsOf(server, cast.moderator, outsider.queue_id)).toEqual([]);
 });
 
 test('a refused message sends no event', async () => {
   const q = await register(server, cast.member2, { event_types: ['message'] });
-  const res = await server.call('POST', '/messages', { as: cast.member, params: { type: 'stream', to: 'room', content: 'no topic' } });
+  const res = await server.call('POST', '/messages', {
+    as: cast.member,
+    params: { type: 'stream', to: 'room', content: 'no topic' },
+  });
   expect(res.status).toBe(400);
   expect(await eventsOf(server, cast.member2, q.queue_id)).toEqual([]);
 });
 
 test('queues registered with a narrow keep only matching messages', async () => {
-  const byChannel = await register(server, cast.member2, { event_types: ['message'], narrow: [['channel', 'room']] });
-  const byTopic = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'channel', operand: room }, { operator: 'topic', operand: 'NEWS' }] });
-  const dms = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'is', operand: 'dm' }] });
-  const notFromMember = await register(server, cast.member2, { event_types: ['message'], narrow: [{ operator: 'sender', operand: cast.member.email, negated: true }] });
+  const byChannel = await register(server, cast.member2, {
+    event_types: ['message'],
+    narrow: [['channel', 'room']],
+  });
+  const byTopic = await register(server, cast.member2, {
+    event_types: ['message'],
+    narrow: [
+      { operator: 'channel', operand: room },
+      { operator: 'topic', operand: 'NEWS' },
+    ],
+  });
+  const dms = await register(server, cast.member2, {
+    event_types: ['message'],
+    narrow: [{ operator: 'is', operand: 'dm' }],
+  });
+  const notFromMember = await register(server, cast.member2, {
+    event_types: ['message'],
+    narrow: [{ operator: 'sender', operand: cast.member.email, negated: true }],
+  });
   const a = await sendToChannel(server, cast.member, 'room', 'news', 'channel message');
   const b = await sendToChannel(server, cast.member, 'room', 'other', 'other topic');
   const c = await sendDirect(server, cast.member, [cast.member2.id], 'a direct one');
   const d = await sendDirect(server, cast.moderator, [cast.member2.id], 'from the moderator');
-  const ids = async (queueId: string) => (await eventsOf(server, cast.member2, queueId)).map((e) => e.message.id);
+  const ids = async (queueId: string) =>
+    (await eventsOf(server, cast.member2, queueId)).map((e) => e.message.id);
   expect(await ids(byChannel.queue_id)).toEqual([a, b]);
   expect(await ids(byTopic.queue_id)).toEqual([a]);
   expect(await ids(dms.queue_id)).toEqual([c, d]);
@@ -57,24 +100,45 @@ test('queues registered with a narrow keep only matching messages', async () => 
 });
 
 test('message events and flag events keep the unread state equal to a fresh one', async () => {
-  const state = await register(server, cast.member2, { event_types: ['message', 'update_message_flags'] });
+  const state = await register(server, cast.member2, {
+    event_types: ['message', 'update_message_flags'],
+  });
   const a = await sendToChannel(server, cast.member, 'room', 'later', 'one');
   const b = await sendDirect(server, cast.member, [cast.member2.id], 'two');
-  await server.call('POST', '/messages/flags', { as: cast.member2, params: { messages: [a], op: 'add', flag: 'read' } });
+  await server.call('POST', '/messages/flags', {
+    as: cast.member2,
+    params: { messages: [a], op: 'add', flag: 'read' },
+  });
   applyEvents(state, await eventsOf(server, cast.member2, state.queue_id));
   const unread = state.unread_msgs;
-  const fresh = await register(server, cast.member2, { event_types: ['message', 'update_message_flags'] });
+  const fresh = await register(server, cast.member2, {
+    event_types: ['message', 'update_message_flags'],
+  });
   expect(state.max_message_id).toBe(b);
   expect(unread).toEqual(fresh.unread_msgs);
 });
 
 test('each queue gets message content as it registered for: HTML, or raw Markdown with client-side gravatars', async () => {
-  const html = await register(server, cast.member2, { event_types: ['message'], apply_markdown: true });
-  const raw = await register(server, cast.member2, { event_types: ['message'], apply_markdown: false, client_gravatar: true });
+  const html = await register(server, cast.member2, {
+    event_types: ['message'],
+    apply_markdown: true,
+  });
+  const raw = await register(server, cast.member2, {
+    event_types: ['message'],
+    apply_markdown: false,
+    client_gravatar: true,
+  });
   await sendToChannel(server, cast.member, 'room', 'raw', 'some **bold** text');
   const [asHtml] = await eventsOf(server, cast.member2, html.queue_id);
-  expect(asHtml.message).toMatchObject({ content: '<p>some <strong>bold</strong> text</p>', content_type: 'text/html' });
+  expect(asHtml.message).toMatchObject({
+    content: '<p>some <strong>bold</strong> text</p>',
+    content_type: 'text/html',
+  });
   expect(asHtml.message.avatar_url).toEqual(expect.any(String));
   const [asRaw] = await eventsOf(server, cast.member2, raw.queue_id);
-  expect(asRaw.message).toMatchObject({ content: 'some **bold** text', content_type: 'text/x-markdown', avatar_url: null });
+  expect(asRaw.message).toMatchObject({
+    content: 'some **bold** text',
+    content_type: 'text/x-markdown',
+    avatar_url: null,
+  });
 });

@@ -15,13 +15,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-test('a public channel\'s messages reach all_public_streams queues of non-subscribers, once and without flags', async () => {
-  const watching = await register(server, cast.member2, { event_types: ['message'], all_public_streams: true, apply_markdown: true });
+test("a public channel's messages reach all_public_streams queues of non-subscribers, once and without flags", async () => {
+  const watching = await register(server, cast.member2, {
+    event_types: ['message'],
+    all_public_streams: true,
+    apply_markdown: true,
+  });
   const plain = await register(server, cast.member2, { event_types: ['message'] });
-  const subscriber = await register(server, cast.member, { event_types: ['message'], all_public_streams: true });
+  const subscriber = await register(server, cast.member, {
+    event_types: ['message'],
+    all_public_streams: true,
+  });
   const id = await sendToChannel(server, cast.member, 'town square', 'hello', 'anyone there?');
   const events = await eventsOf(server, cast.member2, watching.queue_id);
-  expect(events).toEqual([{ id: 0, type: 'message', flags: [], message: expect.objectContaining({ id, display_recipient: 'town square', subject: 'hello' }) }]);
+  expect(events).toEqual([
+    {
+      id: 0,
+      type: 'message',
+      flags: [],
+      message: expect.objectContaining({ id, display_recipient: 'town square', subject: 'hello' }),
+    },
+  ]);
   expect(await eventsOf(server, cast.member2, plain.queue_id)).toEqual([]);
   // The sender is a recipient: one event, with the sender's flags.
   const own = await eventsOf(server, cast.member, subscriber.queue_id);
@@ -30,13 +44,23 @@ test('a public channel\'s messages reach all_public_streams queues of non-subscr
 });
 
 test('private channels stay private', async () => {
-  const watching = await register(server, cast.member2, { event_types: ['message'], all_public_streams: true });
+  const watching = await register(server, cast.member2, {
+    event_types: ['message'],
+    all_public_streams: true,
+  });
   await sendToChannel(server, cast.member, 'back room', 'secret', 'shh');
   expect(await eventsOf(server, cast.member2, watching.queue_id)).toEqual([]);
 });
 
 test('guests may not register for all public channels', async () => {
-  const res = await server.call('POST', '/register', { as: cast.guest, params: { all_public_streams: true } });
+  const res = await server.call('POST', '/register', {
+    as: cast.guest,
+    params: { all_public_streams: true },
+  });
   expect(res.status).toBe(400);
-  expect(res.body).toEqual({ result: 'error', msg: 'User not authorized for this query', code: 'BAD_REQUEST' });
+  expect(res.body).toEqual({
+    result: 'error',
+    msg: 'User not authorized for this query',
+    code: 'BAD_REQUEST',
+  });
 });

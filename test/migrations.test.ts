@@ -30,24 +30,53 @@ async function introspectSqlite(file: string): Promise<Map<string, Table>> {
   const db = new BetterSqlite3(file, { readonly: true });
   try {
     const tables = new Map<string, Table>();
-    const names = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[];
+    const names = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+      .all() as { name: string }[];
     for (const { name } of names) {
-      const info = db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string; type: string; notnull: number; pk: number }[];
+      const info = db.prepare(`PRAGMA table_info("${name}")`).all() as {
+        name: string;
+        type: string;
+        notnull: number;
+        pk: number;
+      }[];
       const table: Table = {
-        columns: new Map(info.map((c) => [c.name, { type: c.type.toUpperCase(), nullable: c.notnull === 0 && c.pk === 0 }])),
-        primaryKey: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+        columns: new Map(
+          info.map((c) => [
+            c.name,
+            { type: c.type.toUpperCase(), nullable: c.notnull === 0 && c.pk === 0 },
+          ]),
+        ),
+        primaryKey: info
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
         uniques: [],
         indexes: [],
         foreignKeys: [],
       };
-      for (const index of db.prepare(`PRAGMA index_list("${name}")`).all() as { name: string; unique: number; origin: string }[]) {
+      for (const index of db.prepare(`PRAGMA index_list("${name}")`).all() as {
+        name: string;
+        unique: number;
+        origin: string;
+      }[]) {
         if (index.origin === 'pk') continue;
-        const cols = (db.prepare(`PRAGMA index_info("${index.name}")`).all() as { seqno: number; name: string }[])
+        const cols = (
+          db.prepare(`PRAGMA index_info("${index.name}")`).all() as {
+            seqno: number;
+            name: string;
+          }[]
+        )
           .sort((a, b) => a.seqno - b.seqno)
           .map((c) => c.name);
         (index.unique ? table.uniques : table.indexes).push(cols);
       }
-      const fks = db.prepare(`PRAGMA foreign_key_list("${name}")`).all() as { id: number; seq: number; table: string; from: string }[];
+      const fks = db.prepare(`PRAGMA foreign_key_list("${name}")`).all() as {
+        id: number;
+        seq: number;
+        table: string;
+        from: string;
+      }[];
       for (const id of new Set(fks.map((f) => f.id))) {
         const parts = fks.filter((f) => f.id === id).sort((a, b) => a.seq - b.seq);
         table.foreignKeys.push({ columns: parts.map((p) => p.from), references: parts[0].table });
@@ -60,7 +89,10 @@ async function introspectSqlite(file: string): Promise<Map<string, Table>> {
   }
 }
 
-async function introspectPostgres(connectionString: string, schema: string): Promise<Map<string, Table>> {
+async function introspectPostgres(
+  connectionString: string,
+  schema: string,
+): Promise<Map<string, Table>> {
   const client = new Client({ connectionString });
   await client.connect();
   try {
@@ -70,8 +102,17 @@ async function introspectPostgres(connectionString: string, schema: string): Pro
       [schema],
     );
     for (const row of columns.rows) {
-      if (!tables.has(row.table_name)) tables.set(row.table_name, { columns: new Map(), primaryKey: [], uniques: [], indexes: [], foreignKeys: [] });
-      tables.get(row.table_name)!.columns.set(row.column_name, { type: row.data_type, nullable: row.is_nullable === 'YES' });
+      if (!tables.has(row.table_name))
+        tables.set(row.table_name, {
+          columns: new Map(),
+          primaryKey: [],
+          uniques: [],
+          indexes: [],
+          foreignKeys: [],
+        });
+      tables
+        .get(row.table_name)!
+        .columns.set(row.column_name, { type: row.data_type, nullable: row.is_nullable === 'YES' });
     }
     const indexes = await client.query(
       `SELECT t.relname AS table_name, i.indisunique AS is_unique, i.indisprimary AS is_primary,
@@ -104,7 +145,10 @@ async function introspectPostgres(connectionString: string, schema: string): Pro
         GROUP BY src.relname, dst.relname, c.oid`,
       [schema],
     );
-    for (const row of fks.rows) tables.get(row.table_name)?.foreignKeys.push({ columns: row.columns, references: row.references });
+    for (const row of fks.rows)
+      tables
+        .get(row.table_name)
+        ?.foreignKeys.push({ columns: row.columns, references: row.references });
     return tables;
   } finally {
     await client.end();
@@ -137,19 +181,29 @@ beforeAll(async () => {
   database = createTestDatabase();
   await migrate(database.url);
   const target = parseDatabaseUrl(database.url);
-  tables = target.provider === 'sqlite' ? await introspectSqlite(target.file) : await introspectPostgres(target.connectionString, target.schema!);
+  tables =
+    target.provider === 'sqlite'
+      ? await introspectSqlite(target.file)
+      : await introspectPostgres(target.connectionString, target.schema!);
 });
 afterAll(() => database.drop());
 
 test('the schema reader sees the same models and fields as the generated Prisma client', () => {
   const generated = Object.entries(Prisma)
     .filter(([name]) => name.endsWith('ScalarFieldEnum') && name !== 'TransactionIsolationLevel')
-    .map(([name, fields]) => [name.replace(/ScalarFieldEnum$/, ''), Object.keys(fields as object).sort()] as const);
-  expect(Object.fromEntries(generated)).toEqual(Object.fromEntries(models.map((m) => [m.name, m.fields.map((f) => f.name).sort()])));
+    .map(
+      ([name, fields]) =>
+        [name.replace(/ScalarFieldEnum$/, ''), Object.keys(fields as object).sort()] as const,
+    );
+  expect(Object.fromEntries(generated)).toEqual(
+    Object.fromEntries(models.map((m) => [m.name, m.fields.map((f) => f.name).sort()])),
+  );
 });
 
 test('every migration folder was applied once and recorded in _prisma_migrations', async () => {
-  const folders = readdirSync(join(migrationsRoot, database.provider), { withFileTypes: true }).filter((d) => d.isDirectory());
+  const folders = readdirSync(join(migrationsRoot, database.provider), {
+    withFileTypes: true,
+  }).filter((d) => d.isDirectory());
   expect(tables.has('_prisma_migrations')).toBe(true);
   expect(await migrate(database.url)).toEqual([]);
   expect(folders.length).toBeGreaterThan(0);
@@ -162,7 +216,10 @@ describe.each(models.map((m) => [m.name, m] as const))('model %s', (name, model)
     const types = database.provider === 'sqlite' ? sqliteTypes : postgresTypes;
     for (const field of model.fields) {
       const column = table!.columns.get(field.name);
-      expect({ field: field.name, column }).toEqual({ field: field.name, column: { type: types[field.type], nullable: field.optional } });
+      expect({ field: field.name, column }).toEqual({
+        field: field.name,
+        column: { type: types[field.type], nullable: field.optional },
+      });
     }
     expect([...table!.columns.keys()].sort()).toEqual(model.fields.map((f) => f.name).sort());
   });

@@ -13,16 +13,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const presence = (user: Cast['member'], params: Record<string, unknown>) => server.call('POST', '/users/me/presence', { as: user, params });
+const presence = (user: Cast['member'], params: Record<string, unknown>) =>
+  server.call('POST', '/users/me/presence', { as: user, params });
 
 test('an active report is returned in the legacy format, keyed by email', async () => {
   const res = await presence(cast.member, { status: 'active' });
   expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ result: 'success', server_timestamp: expect.any(Number), presence_last_update_id: expect.any(Number) });
+  expect(res.body).toMatchObject({
+    result: 'success',
+    server_timestamp: expect.any(Number),
+    presence_last_update_id: expect.any(Number),
+  });
   const mine = res.body.presences[cast.member.email];
   expect(mine).toEqual({
     aggregated: { client: 'website', status: 'active', timestamp: expect.any(Number) },
-    website: { client: 'website', status: 'active', timestamp: expect.any(Number), pushable: false },
+    website: {
+      client: 'website',
+      status: 'active',
+      timestamp: expect.any(Number),
+      pushable: false,
+    },
   });
   expect(Math.abs(mine.aggregated.timestamp - Date.now() / 1000)).toBeLessThan(5);
 });
@@ -35,8 +45,17 @@ test('ping_only records the status and returns only the sequence number', async 
 test('last_update_id selects the modern format and only newer changes', async () => {
   const first = await presence(cast.admin, { status: 'active', last_update_id: -1 });
   const ids = Object.keys(first.body.presences);
-  expect(ids).toEqual(expect.arrayContaining([String(cast.member.id), String(cast.member2.id), String(cast.admin.id)]));
-  expect(first.body.presences[String(cast.admin.id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+  expect(ids).toEqual(
+    expect.arrayContaining([
+      String(cast.member.id),
+      String(cast.member2.id),
+      String(cast.admin.id),
+    ]),
+  );
+  expect(first.body.presences[String(cast.admin.id)]).toEqual({
+    active_timestamp: expect.any(Number),
+    idle_timestamp: expect.any(Number),
+  });
   const seen = first.body.presence_last_update_id;
 
   // Nothing changed since (the admin's own repeat report is throttled).
@@ -52,7 +71,10 @@ test('last_update_id selects the modern format and only newer changes', async ()
 
 test('slim_presence selects the modern format; history_limit_days=0 returns nothing', async () => {
   const slim = await presence(cast.owner, { status: 'idle', slim_presence: true });
-  expect(slim.body.presences[String(cast.member.id)]).toEqual({ active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) });
+  expect(slim.body.presences[String(cast.member.id)]).toEqual({
+    active_timestamp: expect.any(Number),
+    idle_timestamp: expect.any(Number),
+  });
   const none = await presence(cast.owner, { status: 'idle', history_limit_days: 0 });
   expect(none.body.presences).toEqual({});
   expect(none.body.presence_last_update_id).toBe(-1);
@@ -75,7 +97,11 @@ test('bots cannot report presence', async () => {
   const bot = await server.createUser(cast.realm, { email: 'bot@example.com', isBot: true });
   const res = await presence(bot, { status: 'active' });
   expect(res.status).toBe(400);
-  expect(res.body).toEqual({ result: 'error', msg: 'Presence is not supported for bots.', code: 'BAD_REQUEST' });
+  expect(res.body).toEqual({
+    result: 'error',
+    msg: 'Presence is not supported for bots.',
+    code: 'BAD_REQUEST',
+  });
 });
 
 test('a bad status is refused', async () => {
@@ -87,10 +113,18 @@ test('a bad status is refused', async () => {
 test('a user appearing is announced to the organization, and the state matches a fresh fetch', async () => {
   const newcomer = await server.createUser(cast.realm, { email: 'newcomer@example.com' });
   const watcher = await server.createUser(cast.realm, { email: 'watcher@example.com' });
-  const state = (await server.call('POST', '/register', { as: watcher, params: { event_types: ['presence'], fetch_event_types: ['presence'] } })).body;
+  const state = (
+    await server.call('POST', '/register', {
+      as: watcher,
+      params: { event_types: ['presence'], fetch_event_types: ['presence'] },
+    })
+  ).body;
   expect(state.presences).not.toHaveProperty(newcomer.email);
   await presence(newcomer, { status: 'active', ping_only: true });
-  const { body } = await server.call('GET', '/events', { as: watcher, params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true } });
+  const { body } = await server.call('GET', '/events', {
+    as: watcher,
+    params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+  });
   expect(body.events).toEqual([
     {
       id: 0,
@@ -98,11 +132,23 @@ test('a user appearing is announced to the organization, and the state matches a
       user_id: newcomer.id,
       email: newcomer.email,
       server_timestamp: expect.any(Number),
-      presence: { website: { client: 'website', status: 'active', timestamp: expect.any(Number), pushable: false } },
+      presence: {
+        website: {
+          client: 'website',
+          status: 'active',
+          timestamp: expect.any(Number),
+          pushable: false,
+        },
+      },
     },
   ]);
   const event = body.events[0];
   applyEvents(state, [event]);
-  const fresh = (await server.call('POST', '/register', { as: watcher, params: { event_types: [], fetch_event_types: ['presence'] } })).body;
+  const fresh = (
+    await server.call('POST', '/register', {
+      as: watcher,
+      params: { event_types: [], fetch_event_types: ['presence'] },
+    })
+  ).body;
   expect(state.presences[newcomer.email]).toEqual(fresh.presences[newcomer.email]);
 });

@@ -15,17 +15,40 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest of a tiny png')]);
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.from('rest of a tiny png'),
+]);
 const GIF = Buffer.from('GIF89a and some frames');
 
-function add(as: User, name: string, files: Record<string, { name: string; content: string | Buffer; type?: string }> = { f: { name: 'e.png', content: PNG, type: 'image/png' } }) {
-  return server.call('POST', `/realm/emoji/${encodeURIComponent(name)}`, { as, encoding: 'multipart', files });
+function add(
+  as: User,
+  name: string,
+  files: Record<string, { name: string; content: string | Buffer; type?: string }> = {
+    f: { name: 'e.png', content: PNG, type: 'image/png' },
+  },
+) {
+  return server.call('POST', `/realm/emoji/${encodeURIComponent(name)}`, {
+    as,
+    encoding: 'multipart',
+    files,
+  });
 }
 
 async function emojiMap(as: User = cast.member) {
   const res = await server.call('GET', '/realm/emoji', { as });
   expect(res.status).toBe(200);
-  return res.body.emoji as Record<string, { id: string; name: string; source_url: string; still_url: null; deactivated: boolean; author_id: number }>;
+  return res.body.emoji as Record<
+    string,
+    {
+      id: string;
+      name: string;
+      source_url: string;
+      still_url: null;
+      deactivated: boolean;
+      author_id: number;
+    }
+  >;
 }
 
 function fetchRaw(path: string): Promise<{ status: number; type: string; body: Buffer }> {
@@ -33,7 +56,13 @@ function fetchRaw(path: string): Promise<{ status: number; type: string; body: B
     const req = httpRequest(`${server.url}/`, { method: 'GET', path }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        done({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on('error', fail);
     });
     req.on('error', fail);
@@ -48,27 +77,51 @@ test('a member adds an emoji; it is listed and its image is served without crede
   expect(res.status).toBe(200);
   expect(res.body).toEqual({ result: 'success', msg: '' });
   const found = Object.values(await emojiMap()).find((e) => e.name === 'party_parrot')!;
-  expect(found).toEqual({ id: expect.any(String), name: 'party_parrot', source_url: expect.any(String), still_url: null, deactivated: false, author_id: cast.member.id });
+  expect(found).toEqual({
+    id: expect.any(String),
+    name: 'party_parrot',
+    source_url: expect.any(String),
+    still_url: null,
+    deactivated: false,
+    author_id: cast.member.id,
+  });
   for (const [key, value] of Object.entries(await emojiMap())) expect(key).toBe(value.id);
-  expect(found.source_url).toMatch(new RegExp(`^/user_avatars/${cast.realm.id}/emoji/images/[0-9a-f]+\\.png$`));
+  expect(found.source_url).toMatch(
+    new RegExp(`^/user_avatars/${cast.realm.id}/emoji/images/[0-9a-f]+\\.png$`),
+  );
   const image = await fetchRaw(found.source_url);
   expect(image.status).toBe(200);
   expect(image.type).toBe('image/png');
   expect(image.body.equals(PNG)).toBe(true);
-  expect((await fetchRaw(`/user_avatars/${cast.realm.id}/emoji/images/0123abcd.png`)).status).toBe(404);
+  expect((await fetchRaw(`/user_avatars/${cast.realm.id}/emoji/images/0123abcd.png`)).status).toBe(
+    404,
+  );
 });
 
 test('the emoji renders in messages by name', async () => {
   await add(cast.member, 'blob');
-  const res = await server.call('POST', '/messages', { as: cast.member, params: { type: 'direct', to: [cast.member2.id], content: 'hi :blob:' } });
+  const res = await server.call('POST', '/messages', {
+    as: cast.member,
+    params: { type: 'direct', to: [cast.member2.id], content: 'hi :blob:' },
+  });
   const message = await server.call('GET', `/messages/${res.body.id}`, { as: cast.member });
   expect(message.body.message.content).toContain(`/user_avatars/${cast.realm.id}/emoji/images/`);
 });
 
-test('names follow Zulip\'s rules', async () => {
-  expect((await add(cast.member, 'Big')).body).toEqual(error('Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.'));
-  expect((await add(cast.member, 'wave!')).body).toEqual(error('Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.'));
-  expect((await add(cast.member, 'trailing_')).body).toEqual(error('Emoji names must end with either a letter or digit.'));
+test("names follow Zulip's rules", async () => {
+  expect((await add(cast.member, 'Big')).body).toEqual(
+    error(
+      'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.',
+    ),
+  );
+  expect((await add(cast.member, 'wave!')).body).toEqual(
+    error(
+      'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.',
+    ),
+  );
+  expect((await add(cast.member, 'trailing_')).body).toEqual(
+    error('Emoji names must end with either a letter or digit.'),
+  );
   expect((await add(cast.member, '   ')).body).toEqual(error('Emoji name is missing'));
   expect((await add(cast.member, 'ok-name_2')).status).toBe(200);
 });
@@ -78,20 +131,40 @@ test('a taken name, a missing or extra file, a built-in name and a bad image are
   const again = await add(cast.member2, 'unique');
   expect(again.status).toBe(400);
   expect(again.body).toEqual(error('A custom emoji with this name already exists.'));
-  expect((await add(cast.member, 'nofile', {})).body).toEqual(error('You must upload exactly one file.'));
-  expect((await add(cast.member, 'twofiles', { a: { name: 'a.png', content: PNG, type: 'image/png' }, b: { name: 'b.png', content: PNG, type: 'image/png' } })).body).toEqual(
+  expect((await add(cast.member, 'nofile', {})).body).toEqual(
     error('You must upload exactly one file.'),
   );
-  expect((await add(cast.member, 'smile')).body).toEqual(error('Only administrators can override built-in emoji.'));
-  expect((await add(cast.admin, 'smile')).status).toBe(200);
-  expect((await add(cast.member, 'text', { f: { name: 'a.txt', content: 'hello', type: 'text/plain' } })).body).toEqual(error('Invalid image format'));
-  expect((await add(cast.member, 'fake', { f: { name: 'a.png', content: 'not a png', type: 'image/png' } })).body).toEqual(
-    error('Could not decode image; did you upload an image file?'),
+  expect(
+    (
+      await add(cast.member, 'twofiles', {
+        a: { name: 'a.png', content: PNG, type: 'image/png' },
+        b: { name: 'b.png', content: PNG, type: 'image/png' },
+      })
+    ).body,
+  ).toEqual(error('You must upload exactly one file.'));
+  expect((await add(cast.member, 'smile')).body).toEqual(
+    error('Only administrators can override built-in emoji.'),
   );
+  expect((await add(cast.admin, 'smile')).status).toBe(200);
+  expect(
+    (await add(cast.member, 'text', { f: { name: 'a.txt', content: 'hello', type: 'text/plain' } }))
+      .body,
+  ).toEqual(error('Invalid image format'));
+  expect(
+    (
+      await add(cast.member, 'fake', {
+        f: { name: 'a.png', content: 'not a png', type: 'image/png' },
+      })
+    ).body,
+  ).toEqual(error('Could not decode image; did you upload an image file?'));
   const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]);
-  expect((await add(cast.member, 'huge', { f: { name: 'a.png', content: big, type: 'image/png' } })).body).toEqual(error('Uploaded file is larger than the allowed limit of 5 MiB'));
+  expect(
+    (await add(cast.member, 'huge', { f: { name: 'a.png', content: big, type: 'image/png' } }))
+      .body,
+  ).toEqual(error('Uploaded file is larger than the allowed limit of 5 MiB'));
   const names = Object.values(await emojiMap()).map((e) => e.name);
-  for (const refused of ['nofile', 'twofiles', 'text', 'fake', 'huge']) expect(names).not.toContain(refused);
+  for (const refused of ['nofile', 'twofiles', 'text', 'fake', 'huge'])
+    expect(names).not.toContain(refused);
 });
 
 test('guests, and members outside can_add_custom_emoji_group, may not add emoji', async () => {
@@ -99,12 +172,21 @@ test('guests, and members outside can_add_custom_emoji_group, may not add emoji'
   const groups = (await server.call('GET', '/user_groups', { as: cast.owner })).body.user_groups;
   const admins = groups.find((g: { name: string }) => g.name === 'role:administrators').id;
   const members = groups.find((g: { name: string }) => g.name === 'role:members').id;
-  await server.call('PATCH', '/realm', { as: cast.owner, params: { can_add_custom_emoji_group: { new: admins } } });
+  await server.call('PATCH', '/realm', {
+    as: cast.owner,
+    params: { can_add_custom_emoji_group: { new: admins } },
+  });
   try {
     expect((await add(cast.member, 'notallowed')).body).toEqual(error('Insufficient permission'));
-    expect((await add(cast.admin, 'allowed', { f: { name: 'a.gif', content: GIF, type: 'image/gif' } })).status).toBe(200);
+    expect(
+      (await add(cast.admin, 'allowed', { f: { name: 'a.gif', content: GIF, type: 'image/gif' } }))
+        .status,
+    ).toBe(200);
   } finally {
-    await server.call('PATCH', '/realm', { as: cast.owner, params: { can_add_custom_emoji_group: { new: members } } });
+    await server.call('PATCH', '/realm', {
+      as: cast.owner,
+      params: { can_add_custom_emoji_group: { new: members } },
+    });
   }
   const allowed = Object.values(await emojiMap()).find((e) => e.name === 'allowed')!;
   expect(allowed.source_url).toMatch(/\.gif$/);
@@ -113,14 +195,29 @@ test('guests, and members outside can_add_custom_emoji_group, may not add emoji'
 
 test('the realm_emoji event carries the whole map, and applied to /register it gives a fresh /register', async () => {
   const user = cast.member2;
-  const state = (await server.call('POST', '/register', { as: user, params: { event_types: ['realm_emoji'], fetch_event_types: ['realm_emoji'] } })).body;
+  const state = (
+    await server.call('POST', '/register', {
+      as: user,
+      params: { event_types: ['realm_emoji'], fetch_event_types: ['realm_emoji'] },
+    })
+  ).body;
   expect(state.realm_emoji).toEqual(await emojiMap(user));
   await add(cast.member, 'evented');
-  const { body } = await server.call('GET', '/events', { as: user, params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true } });
-  expect(body.events).toEqual([{ id: 0, type: 'realm_emoji', op: 'update', realm_emoji: expect.any(Object) }]);
+  const { body } = await server.call('GET', '/events', {
+    as: user,
+    params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+  });
+  expect(body.events).toEqual([
+    { id: 0, type: 'realm_emoji', op: 'update', realm_emoji: expect.any(Object) },
+  ]);
   const event = body.events[0];
   expect(Object.values(event.realm_emoji).map((e: any) => e.name)).toContain('evented');
   applyEvents(state, [event]);
-  const fresh = (await server.call('POST', '/register', { as: user, params: { fetch_event_types: ['realm_emoji'], event_types: [] } })).body;
+  const fresh = (
+    await server.call('POST', '/register', {
+      as: user,
+      params: { fetch_event_types: ['realm_emoji'], event_types: [] },
+    })
+  ).body;
   expect(state.realm_emoji).toEqual(fresh.realm_emoji);
 });

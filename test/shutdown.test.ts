@@ -22,13 +22,30 @@ function send(url: string, auth: string, method = 'GET'): Promise<{ status: numb
 
 test('stop answers waiting polls, lets requests in flight finish, then closes', async () => {
   const database = createTestDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', EVENT_HEARTBEAT_SECONDS: '30' });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    EVENT_HEARTBEAT_SECONDS: '30',
+  });
   const server = await startServer(config, createLogger('silent'), { lazy: true });
   try {
-    const { owner } = await doCreateRealm(server.services, { name: 'Stop', owner: { email: 'o@stop.test', fullName: 'O', password: 'pw' } });
+    const { owner } = await doCreateRealm(server.services, {
+      name: 'Stop',
+      owner: { email: 'o@stop.test', fullName: 'O', password: 'pw' },
+    });
     const auth = `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}`;
     expect((await send(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
-    const queue = server.services.queues.create({ userId: owner.id, realmId: owner.realmId, eventTypes: null, allPublicStreams: false, narrow: [], clientCapabilities: {}, applyMarkdown: false, clientGravatar: false });
+    const queue = server.services.queues.create({
+      userId: owner.id,
+      realmId: owner.realmId,
+      eventTypes: null,
+      allPublicStreams: false,
+      narrow: [],
+      clientCapabilities: {},
+      applyMarkdown: false,
+      clientGravatar: false,
+    });
     const poll = send(`${server.url}/api/v1/events?queue_id=${queue.id}&last_event_id=-1`, auth);
 
     // A request in flight: it changes the owner's row while another
@@ -47,7 +64,10 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
 
     const stopped = server.stop();
     const answered = await poll;
-    expect(answered).toEqual({ status: 200, body: { result: 'success', msg: '', queue_id: queue.id, events: [] } });
+    expect(answered).toEqual({
+      status: 200,
+      body: { result: 'success', msg: '', queue_id: queue.id, events: [] },
+    });
 
     release();
     await held;

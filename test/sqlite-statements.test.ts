@@ -15,14 +15,21 @@ let messageId: number;
 beforeAll(async () => {
   server = await TestServer.start();
   cast = await server.createCast();
-  const sent = await server.call('POST', '/messages', { as: cast.owner, params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: 'hello **there**' } });
+  const sent = await server.call('POST', '/messages', {
+    as: cast.owner,
+    params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: 'hello **there**' },
+  });
   messageId = sent.body.id as number;
 });
 afterAll(() => server.stop());
 
 /** Prisma answers integers of expressions as bigints; the API code reads both with Number(). */
 function plain(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]),
+    ),
+  );
 }
 
 test('rows come back with the values Prisma gives: integers, text, booleans, dates, nulls, expressions', async () => {
@@ -30,7 +37,10 @@ test('rows come back with the values Prisma gives: integers, text, booleans, dat
     SELECT m.*, um."read", um."starred", um."userId", COUNT(*) OVER () AS "total", m."id" + 1 AS "next"
     FROM "Message" m JOIN "UserMessage" um ON um."messageId" = m."id"
     WHERE m."id" = ${messageId} ORDER BY um."userId"`;
-  const [direct, prisma] = await server.services.db.read(async (db) => [await queryRows<Record<string, unknown>>(db, query), await db.$queryRaw<Record<string, unknown>[]>(query)]);
+  const [direct, prisma] = await server.services.db.read(async (db) => [
+    await queryRows<Record<string, unknown>>(db, query),
+    await db.$queryRaw<Record<string, unknown>[]>(query),
+  ]);
   expect(direct).toHaveLength(2);
   expect(plain(direct)).toEqual(plain(prisma));
   const [first] = direct;
@@ -45,7 +55,10 @@ test('arguments bind as Prisma binds them: booleans, dates and text', async () =
   const since = new Date(Date.now() - 60_000);
   const query = Prisma.sql`SELECT COUNT(*) AS "n" FROM "Message" m JOIN "UserMessage" um ON um."messageId" = m."id"
     WHERE m."dateSent" >= ${since} AND um."read" = ${false} AND m."content" = ${'hello **there**'}`;
-  const [direct, prisma] = await server.services.db.read(async (db) => [await queryRows<{ n: unknown }>(db, query), await db.$queryRaw<{ n: unknown }[]>(query)]);
+  const [direct, prisma] = await server.services.db.read(async (db) => [
+    await queryRows<{ n: unknown }>(db, query),
+    await db.$queryRaw<{ n: unknown }[]>(query),
+  ]);
   expect(Number(direct[0].n)).toBeGreaterThan(0); // at least the recipient's row
   expect(Number(direct[0].n)).toBe(Number(prisma[0].n));
 });
@@ -54,15 +67,26 @@ test('inside a transaction they see its writes, and are rolled back with it', as
   class Planned extends Error {}
   const outcome = await server.services.db
     .write(async (tx) => {
-      const changed = await executeRows(tx, Prisma.sql`UPDATE "UserMessage" SET "starred" = ${true} WHERE "messageId" = ${messageId}`);
+      const changed = await executeRows(
+        tx,
+        Prisma.sql`UPDATE "UserMessage" SET "starred" = ${true} WHERE "messageId" = ${messageId}`,
+      );
       expect(changed).toBe(2);
-      const seen = await queryRows<{ starred: boolean }>(tx, Prisma.sql`SELECT "starred" FROM "UserMessage" WHERE "messageId" = ${messageId}`);
+      const seen = await queryRows<{ starred: boolean }>(
+        tx,
+        Prisma.sql`SELECT "starred" FROM "UserMessage" WHERE "messageId" = ${messageId}`,
+      );
       expect(seen.map((r) => r.starred)).toEqual([true, true]);
       throw new Planned();
     })
     .catch((error) => error);
   expect(outcome).toBeInstanceOf(Planned);
-  const after = await server.services.db.read((db) => queryRows<{ starred: boolean }>(db, Prisma.sql`SELECT "starred" FROM "UserMessage" WHERE "messageId" = ${messageId}`));
+  const after = await server.services.db.read((db) =>
+    queryRows<{ starred: boolean }>(
+      db,
+      Prisma.sql`SELECT "starred" FROM "UserMessage" WHERE "messageId" = ${messageId}`,
+    ),
+  );
   expect(after.map((r) => r.starred)).toEqual([false, false]);
   const res = await server.call('GET', `/messages/${messageId}`, { as: cast.member });
   expect(res.body.message.flags).not.toContain('starred');
@@ -74,7 +98,9 @@ describe('the statement cache', () => {
 
   beforeEach(() => {
     connection = new Database(':memory:');
-    connection.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, flag BOOLEAN, at DATETIME, name TEXT)');
+    connection.exec(
+      'CREATE TABLE t (id INTEGER PRIMARY KEY, flag BOOLEAN, at DATETIME, name TEXT)',
+    );
     prepared = [];
     const prepare = connection.prepare.bind(connection);
     connection.prepare = ((source: string) => {
@@ -89,18 +115,34 @@ describe('the statement cache', () => {
     const insert = 'INSERT INTO t (id, flag, at, name) VALUES (?, ?, ?, ?)';
     cache.run(insert, [1, true, new Date('2026-01-02T03:04:05Z'), 'one']);
     cache.run(insert, [2, false, null, 'two']);
-    expect(cache.rows('SELECT * FROM t WHERE id = ?', [1])).toEqual([{ id: 1, flag: true, at: new Date('2026-01-02T03:04:05Z'), name: 'one' }]);
-    expect(cache.rows('SELECT * FROM t WHERE id = ?', [2])).toEqual([{ id: 2, flag: false, at: null, name: 'two' }]);
+    expect(cache.rows('SELECT * FROM t WHERE id = ?', [1])).toEqual([
+      { id: 1, flag: true, at: new Date('2026-01-02T03:04:05Z'), name: 'one' },
+    ]);
+    expect(cache.rows('SELECT * FROM t WHERE id = ?', [2])).toEqual([
+      { id: 2, flag: false, at: null, name: 'two' },
+    ]);
     expect(prepared).toEqual([insert, 'SELECT * FROM t WHERE id = ?']);
 
     cache.rows('SELECT name FROM t', []); // a third text: the insert, least recently used, goes
     cache.run(insert, [3, true, null, 'three']);
-    expect(prepared).toEqual([insert, 'SELECT * FROM t WHERE id = ?', 'SELECT name FROM t', insert]);
-    expect(cache.rows('SELECT name FROM t', []).map((r) => (r as { name: string }).name)).toEqual(['one', 'two', 'three']);
+    expect(prepared).toEqual([
+      insert,
+      'SELECT * FROM t WHERE id = ?',
+      'SELECT name FROM t',
+      insert,
+    ]);
+    expect(cache.rows('SELECT name FROM t', []).map((r) => (r as { name: string }).name)).toEqual([
+      'one',
+      'two',
+      'three',
+    ]);
   });
 
   test('a column named __proto__ is a property of the row, not its prototype', () => {
-    const [row] = new StatementCache(connection).rows<Record<string, unknown>>('SELECT 1 AS "__proto__", 2 AS "two"', []);
+    const [row] = new StatementCache(connection).rows<Record<string, unknown>>(
+      'SELECT 1 AS "__proto__", 2 AS "two"',
+      [],
+    );
     expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(1);
     expect(row.two).toBe(2);
@@ -109,9 +151,14 @@ describe('the statement cache', () => {
   test('the adapter view runs bound statements and reads raw rows', () => {
     const cache = new StatementCache(connection);
     cache.install();
-    const view = connection.prepare('INSERT INTO t (id, name) VALUES (?, ?)') as unknown as { bind(args: unknown[]): { run(): { changes: number } } };
+    const view = connection.prepare('INSERT INTO t (id, name) VALUES (?, ?)') as unknown as {
+      bind(args: unknown[]): { run(): { changes: number } };
+    };
     expect(view.bind([7, 'seven']).run().changes).toBe(1);
-    const select = connection.prepare('SELECT id, name FROM t') as unknown as { reader: boolean; bind(args: unknown[]): { raw(): { all(): unknown[][] }; columns(): { name: string }[] } };
+    const select = connection.prepare('SELECT id, name FROM t') as unknown as {
+      reader: boolean;
+      bind(args: unknown[]): { raw(): { all(): unknown[][] }; columns(): { name: string }[] };
+    };
     expect(select.reader).toBe(true);
     const bound = select.bind([]);
     expect(bound.columns().map((c) => c.name)).toEqual(['id', 'name']);

@@ -33,13 +33,19 @@ test('a write made while another transaction is open survives that transaction f
   // its own), and a single statement is sent outside any transaction.
   const [res] = await Promise.all([
     server.call('PATCH', '/settings', { as: cast.member, params: { timezone: 'Asia/Kolkata' } }),
-    server.services.db.read((db) => db.user.update({ where: { id: cast.moderator.id }, data: { timezone: 'Europe/Rome' } })),
+    server.services.db.read((db) =>
+      db.user.update({ where: { id: cast.moderator.id }, data: { timezone: 'Europe/Rome' } }),
+    ),
   ]);
   expect(res.status).toBe(200);
 
   expect(await failing).toBeInstanceOf(Planned);
   const [owner, member, moderator] = await server.services.db.read((db) =>
-    Promise.all([cast.owner, cast.member, cast.moderator].map((u) => db.user.findUniqueOrThrow({ where: { id: u.id } }))),
+    Promise.all(
+      [cast.owner, cast.member, cast.moderator].map((u) =>
+        db.user.findUniqueOrThrow({ where: { id: u.id } }),
+      ),
+    ),
   );
   expect(owner.timezone).toBe('');
   expect(member.timezone).toBe('Asia/Kolkata');
@@ -58,7 +64,10 @@ test('a read made while another transaction is open does not see its uncommitted
     })
     .catch((error) => error);
   await opened;
-  const res = await server.call('POST', '/register', { as: cast.member, params: { fetch_event_types: ['realm_user'], event_types: [] } });
+  const res = await server.call('POST', '/register', {
+    as: cast.member,
+    params: { fetch_event_types: ['realm_user'], event_types: [] },
+  });
   const admin = res.body.realm_users.find((u: { user_id: number }) => u.user_id === cast.admin.id);
   expect(admin.full_name).toBe('Iago Admin');
   expect(await failing).toBeInstanceOf(Planned);

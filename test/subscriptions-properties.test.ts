@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 function change(subscription_data: unknown[]) {
-  return server.call('POST', '/users/me/subscriptions/properties', { as: cast.member, params: { subscription_data } });
+  return server.call('POST', '/users/me/subscriptions/properties', {
+    as: cast.member,
+    params: { subscription_data },
+  });
 }
 
 async function mySubscription(id: number) {
@@ -42,7 +45,16 @@ describe('changing personal settings', () => {
     const res = await change(data);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const events = await eventsOf(server, cast.member, state.queue_id);
-    expect(events).toEqual(data.map((d, i) => ({ id: i, type: 'subscription', op: 'update', stream_id: lounge, property: d.property, value: d.value })));
+    expect(events).toEqual(
+      data.map((d, i) => ({
+        id: i,
+        type: 'subscription',
+        op: 'update',
+        stream_id: lounge,
+        property: d.property,
+        value: d.value,
+      })),
+    );
     expect(await mySubscription(lounge)).toMatchObject({
       color: '#abcdef',
       pin_to_top: true,
@@ -52,44 +64,121 @@ describe('changing personal settings', () => {
       email_notifications: false,
       wildcard_mentions_notify: true,
     });
-    for (const e of events) state.subscriptions.find((s: { stream_id: number }) => s.stream_id === e.stream_id)[e.property] = e.value;
-    expect(state.subscriptions).toEqual((await register(server, cast.member, { event_types: ['subscription'] })).subscriptions);
+    for (const e of events)
+      state.subscriptions.find((s: { stream_id: number }) => s.stream_id === e.stream_id)[
+        e.property
+      ] = e.value;
+    expect(state.subscriptions).toEqual(
+      (await register(server, cast.member, { event_types: ['subscription'] })).subscriptions,
+    );
   });
 
   test('is_muted and in_home_view are inverses, and either sends both events', async () => {
     const state = await register(server, cast.member, { event_types: ['subscription'] });
-    expect((await change([{ stream_id: lounge, property: 'is_muted', value: true }])).status).toBe(200);
+    expect((await change([{ stream_id: lounge, property: 'is_muted', value: true }])).status).toBe(
+      200,
+    );
     expect(await mySubscription(lounge)).toMatchObject({ is_muted: true, in_home_view: false });
-    expect((await change([{ stream_id: lounge, property: 'in_home_view', value: true }])).status).toBe(200);
+    expect(
+      (await change([{ stream_id: lounge, property: 'in_home_view', value: true }])).status,
+    ).toBe(200);
     expect(await mySubscription(lounge)).toMatchObject({ is_muted: false, in_home_view: true });
     const events = await eventsOf(server, cast.member, state.queue_id);
     expect(events).toEqual([
-      { id: 0, type: 'subscription', op: 'update', stream_id: lounge, property: 'in_home_view', value: false },
-      { id: 1, type: 'subscription', op: 'update', stream_id: lounge, property: 'is_muted', value: true },
-      { id: 2, type: 'subscription', op: 'update', stream_id: lounge, property: 'in_home_view', value: true },
-      { id: 3, type: 'subscription', op: 'update', stream_id: lounge, property: 'is_muted', value: false },
+      {
+        id: 0,
+        type: 'subscription',
+        op: 'update',
+        stream_id: lounge,
+        property: 'in_home_view',
+        value: false,
+      },
+      {
+        id: 1,
+        type: 'subscription',
+        op: 'update',
+        stream_id: lounge,
+        property: 'is_muted',
+        value: true,
+      },
+      {
+        id: 2,
+        type: 'subscription',
+        op: 'update',
+        stream_id: lounge,
+        property: 'in_home_view',
+        value: true,
+      },
+      {
+        id: 3,
+        type: 'subscription',
+        op: 'update',
+        stream_id: lounge,
+        property: 'is_muted',
+        value: false,
+      },
     ]);
   });
 });
 
 describe('refusals', () => {
   test('an unknown property', async () => {
-    expectError(await change([{ stream_id: lounge, property: 'volume', value: true }]), 400, 'BAD_REQUEST', 'Unknown subscription property: volume');
+    expectError(
+      await change([{ stream_id: lounge, property: 'volume', value: true }]),
+      400,
+      'BAD_REQUEST',
+      'Unknown subscription property: volume',
+    );
   });
 
   test('a value of the wrong type', async () => {
-    expectError(await change([{ stream_id: lounge, property: 'is_muted', value: 'yes' }]), 400, 'BAD_REQUEST', 'is_muted is not a boolean');
-    expectError(await change([{ stream_id: lounge, property: 'pin_to_top', value: '#ffffff' }]), 400, 'BAD_REQUEST', 'pin_to_top is not a boolean');
-    expectError(await change([{ stream_id: lounge, property: 'color', value: 'blue' }]), 400, 'BAD_REQUEST', 'color is not a valid hex color code');
-    expectError(await change([{ stream_id: lounge, property: 'color', value: true }]), 400, 'BAD_REQUEST', 'color is not a valid hex color code');
+    expectError(
+      await change([{ stream_id: lounge, property: 'is_muted', value: 'yes' }]),
+      400,
+      'BAD_REQUEST',
+      'is_muted is not a boolean',
+    );
+    expectError(
+      await change([{ stream_id: lounge, property: 'pin_to_top', value: '#ffffff' }]),
+      400,
+      'BAD_REQUEST',
+      'pin_to_top is not a boolean',
+    );
+    expectError(
+      await change([{ stream_id: lounge, property: 'color', value: 'blue' }]),
+      400,
+      'BAD_REQUEST',
+      'color is not a valid hex color code',
+    );
+    expectError(
+      await change([{ stream_id: lounge, property: 'color', value: true }]),
+      400,
+      'BAD_REQUEST',
+      'color is not a valid hex color code',
+    );
   });
 
   test('a channel the user is not subscribed to, or cannot see', async () => {
     const notMine = await streamId(server, cast.member, 'not-mine');
-    expectError(await change([{ stream_id: notMine, property: 'is_muted', value: true }]), 400, 'BAD_REQUEST', `Not subscribed to channel ID ${notMine}`);
-    expectError(await change([{ stream_id: 99999, property: 'is_muted', value: true }]), 400, 'BAD_REQUEST', 'Invalid channel ID');
+    expectError(
+      await change([{ stream_id: notMine, property: 'is_muted', value: true }]),
+      400,
+      'BAD_REQUEST',
+      `Not subscribed to channel ID ${notMine}`,
+    );
+    expectError(
+      await change([{ stream_id: 99999, property: 'is_muted', value: true }]),
+      400,
+      'BAD_REQUEST',
+      'Invalid channel ID',
+    );
     const secret = await streamId(server, cast.admin, 'secret');
-    expectError(await change([{ stream_id: secret, property: 'is_muted', value: true }]), 400, 'BAD_REQUEST', 'Invalid channel ID');
+    expectError(
+      await change([{ stream_id: secret, property: 'is_muted', value: true }]),
+      400,
+      'BAD_REQUEST',
+      'Invalid channel ID',
+    );
   });
 
   test('a refused change leaves the earlier ones of the request undone', async () => {
@@ -103,7 +192,10 @@ describe('refusals', () => {
   });
 
   test('a malformed request body', async () => {
-    const res = await server.call('POST', '/users/me/subscriptions/properties', { as: cast.member, params: { subscription_data: [{ stream_id: lounge, property: 'is_muted' }] } });
+    const res = await server.call('POST', '/users/me/subscriptions/properties', {
+      as: cast.member,
+      params: { subscription_data: [{ stream_id: lounge, property: 'is_muted' }] },
+    });
     expectError(res, 400, 'BAD_REQUEST', 'subscription_data[0]["value"] field is missing');
   });
 });

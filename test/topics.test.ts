@@ -37,21 +37,40 @@ test('lists topics newest first, merging case variants under the latest casing',
       { name: 'Plans', max_id: b },
     ],
   });
-  expect((await topics(cast.member2, id, { allow_empty_topic_name: true }))[0]).toEqual({ name: '', max_id: d });
+  expect((await topics(cast.member2, id, { allow_empty_topic_name: true }))[0]).toEqual({
+    name: '',
+    max_id: d,
+  });
 });
 
 test('in a private channel with protected history, only topics of received messages', async () => {
-  await subscribe(server, cast.admin, ['hush'], { invite_only: true, principals: [cast.admin.id, cast.member.id] });
+  await subscribe(server, cast.admin, ['hush'], {
+    invite_only: true,
+    principals: [cast.admin.id, cast.member.id],
+  });
   await sendToChannel(server, cast.admin, 'hush', 'before', 'x');
   await subscribe(server, cast.admin, ['hush'], { principals: [cast.member2.id] });
   const after = await sendToChannel(server, cast.admin, 'hush', 'after', 'y');
   const id = await streamId(server, cast.admin, 'hush');
   expect(await topics(cast.member2, id)).toEqual([{ name: 'after', max_id: after }]);
-  expect((await topics(cast.member, id)).map((t: { name: string }) => t.name)).toEqual(['after', 'before']);
+  expect((await topics(cast.member, id)).map((t: { name: string }) => t.name)).toEqual([
+    'after',
+    'before',
+  ]);
 });
 
 test('a missing or inaccessible channel is "Invalid channel ID"', async () => {
-  expectError(await server.call('GET', '/users/me/99999/topics', { as: cast.member }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  expectError(
+    await server.call('GET', '/users/me/99999/topics', { as: cast.member }),
+    400,
+    'BAD_REQUEST',
+    'Invalid channel ID',
+  );
   const id = await streamId(server, cast.admin, 'hush');
-  expectError(await server.call('GET', `/users/me/${id}/topics`, { as: cast.moderator }), 400, 'BAD_REQUEST', 'Invalid channel ID');
+  expectError(
+    await server.call('GET', `/users/me/${id}/topics`, { as: cast.moderator }),
+    400,
+    'BAD_REQUEST',
+    'Invalid channel ID',
+  );
 });

@@ -14,12 +14,17 @@ let cast: Cast;
 beforeAll(async () => {
   server = await TestServer.start();
   cast = await server.createCast();
-  await subscribe(server, cast.member, ['general'], { principals: [cast.member.id, cast.member2.id] });
+  await subscribe(server, cast.member, ['general'], {
+    principals: [cast.member.id, cast.member2.id],
+  });
   await subscribe(server, cast.member, ['hideout'], { invite_only: true });
 });
 afterAll(() => server.stop());
 
-function upload(as: User, files: Record<string, { name: string; content: string | Buffer; type?: string }>) {
+function upload(
+  as: User,
+  files: Record<string, { name: string; content: string | Buffer; type?: string }>,
+) {
   return server.call('POST', '/user_uploads', { as, encoding: 'multipart', files });
 }
 
@@ -28,16 +33,28 @@ function basic(user: User): string {
 }
 
 /** GET of a raw path (sent as written, without normalizing dots), with `as`'s credentials. */
-function download(path: string, as?: User): Promise<{ status: number; type: string; disposition: string; text: string }> {
+function download(
+  path: string,
+  as?: User,
+): Promise<{ status: number; type: string; disposition: string; text: string }> {
   return new Promise((done, fail) => {
-    const req = httpRequest(`${server.url}/`, { method: 'GET', path, headers: as ? { authorization: basic(as) } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        done({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), disposition: String(res.headers['content-disposition'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', fail);
-    });
+    const req = httpRequest(
+      `${server.url}/`,
+      { method: 'GET', path, headers: as ? { authorization: basic(as) } : {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            disposition: String(res.headers['content-disposition'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', fail);
+      },
+    );
     req.on('error', fail);
     req.end();
   });
@@ -52,42 +69,78 @@ async function attachments(as: User) {
 const notFound = { result: 'error', msg: 'File not found', code: 'NOT_FOUND' };
 
 test('a file is stored under a new path id and listed, unclaimed, in attachments', async () => {
-  const res = await upload(cast.member, { file: { name: 'notes.txt', content: 'hello upload', type: 'text/plain' } });
+  const res = await upload(cast.member, {
+    file: { name: 'notes.txt', content: 'hello upload', type: 'text/plain' },
+  });
   expect(res.status).toBe(200);
   const pathId = res.body.url.replace('/user_uploads/', '');
-  expect(res.body).toEqual({ result: 'success', msg: '', uri: res.body.url, url: `/user_uploads/${pathId}`, filename: 'notes.txt' });
+  expect(res.body).toEqual({
+    result: 'success',
+    msg: '',
+    uri: res.body.url,
+    url: `/user_uploads/${pathId}`,
+    filename: 'notes.txt',
+  });
   expect(pathId).toMatch(new RegExp(`^${cast.realm.id}/[0-9a-f]{24}/notes\\.txt$`));
-  expect(readFileSync(resolve(server.services.config.uploadsDir, pathId), 'utf8')).toBe('hello upload');
+  expect(readFileSync(resolve(server.services.config.uploadsDir, pathId), 'utf8')).toBe(
+    'hello upload',
+  );
 
   const body = await attachments(cast.member);
   const mine = body.attachments.find((a: { path_id: string }) => a.path_id === pathId);
-  expect(mine).toEqual({ id: expect.any(Number), name: 'notes.txt', path_id: pathId, size: 12, create_time: expect.any(Number), messages: [] });
+  expect(mine).toEqual({
+    id: expect.any(Number),
+    name: 'notes.txt',
+    path_id: pathId,
+    size: 12,
+    create_time: expect.any(Number),
+    messages: [],
+  });
   expect(Math.abs(mine.create_time - Date.now())).toBeLessThan(60_000);
   expect(body.upload_space_used).toBeGreaterThanOrEqual(12);
   expect((await attachments(cast.member2)).attachments).toEqual([]);
 });
 
 test('any field name is accepted; no file or two files are refused', async () => {
-  const ok = await upload(cast.member2, { whatever: { name: 'a.bin', content: Buffer.from([1, 2, 3]) } });
+  const ok = await upload(cast.member2, {
+    whatever: { name: 'a.bin', content: Buffer.from([1, 2, 3]) },
+  });
   expect(ok.status).toBe(200);
   expect(ok.body.filename).toBe('a.bin');
 
-  const none = await server.call('POST', '/user_uploads', { as: cast.member, encoding: 'multipart', params: { x: 'y' } });
+  const none = await server.call('POST', '/user_uploads', {
+    as: cast.member,
+    encoding: 'multipart',
+    params: { x: 'y' },
+  });
   expect(none.status).toBe(400);
-  expect(none.body).toEqual({ result: 'error', msg: 'You must specify a file to upload', code: 'BAD_REQUEST' });
-  const two = await upload(cast.member, { a: { name: 'a.txt', content: 'a' }, b: { name: 'b.txt', content: 'b' } });
+  expect(none.body).toEqual({
+    result: 'error',
+    msg: 'You must specify a file to upload',
+    code: 'BAD_REQUEST',
+  });
+  const two = await upload(cast.member, {
+    a: { name: 'a.txt', content: 'a' },
+    b: { name: 'b.txt', content: 'b' },
+  });
   expect(two.status).toBe(400);
-  expect(two.body).toEqual({ result: 'error', msg: 'You may only upload one file at a time', code: 'BAD_REQUEST' });
+  expect(two.body).toEqual({
+    result: 'error',
+    msg: 'You may only upload one file at a time',
+    code: 'BAD_REQUEST',
+  });
 });
 
-test('upload_space_used adds up the sizes of the organization\'s files', async () => {
+test("upload_space_used adds up the sizes of the organization's files", async () => {
   const before = (await attachments(cast.admin)).upload_space_used;
   await upload(cast.admin, { file: { name: 'big.txt', content: 'x'.repeat(1000) } });
   expect((await attachments(cast.member)).upload_space_used).toBe(before + 1000);
 });
 
-test('a message claims its sender\'s files, and its recipients may then download them', async () => {
-  const res = await upload(cast.member, { file: { name: 'report.pdf', content: '%PDF-1.4 fake', type: 'application/pdf' } });
+test("a message claims its sender's files, and its recipients may then download them", async () => {
+  const res = await upload(cast.member, {
+    file: { name: 'report.pdf', content: '%PDF-1.4 fake', type: 'application/pdf' },
+  });
   const { url } = res.body;
   const pathId = url.replace('/user_uploads/', '');
 
@@ -101,8 +154,15 @@ test('a message claims its sender\'s files, and its recipients may then download
   expect(early.status).toBe(404);
   expect(JSON.parse(early.text)).toEqual(notFound);
 
-  const messageId = await sendDirect(server, cast.member, [cast.member2.id], `See [report.pdf](${url})`);
-  const listed = (await attachments(cast.member)).attachments.find((a: { path_id: string }) => a.path_id === pathId);
+  const messageId = await sendDirect(
+    server,
+    cast.member,
+    [cast.member2.id],
+    `See [report.pdf](${url})`,
+  );
+  const listed = (await attachments(cast.member)).attachments.find(
+    (a: { path_id: string }) => a.path_id === pathId,
+  );
   expect(listed.messages).toEqual([{ id: messageId, date_sent: expect.any(Number) }]);
   expect(Math.abs(listed.messages[0].date_sent - Date.now())).toBeLessThan(60_000);
 
@@ -113,30 +173,42 @@ test('a message claims its sender\'s files, and its recipients may then download
   expect(JSON.parse(outsider.text)).toEqual(notFound);
 });
 
-test('a message does not claim another user\'s file', async () => {
-  const { url } = (await upload(cast.member2, { file: { name: 'theirs.txt', content: 'theirs' } })).body;
+test("a message does not claim another user's file", async () => {
+  const { url } = (await upload(cast.member2, { file: { name: 'theirs.txt', content: 'theirs' } }))
+    .body;
   await sendToChannel(server, cast.member, 'general', 'files', `[theirs](${url})`);
-  const listed = (await attachments(cast.member2)).attachments.find((a: { name: string }) => a.name === 'theirs.txt');
+  const listed = (await attachments(cast.member2)).attachments.find(
+    (a: { name: string }) => a.name === 'theirs.txt',
+  );
   expect(listed.messages).toEqual([]);
   expect((await download(url, cast.moderator)).status).toBe(404);
 });
 
 test('files in public channel messages are readable by members, not guests; private channels stay private', async () => {
-  const pub = (await upload(cast.member, { file: { name: 'pic.png', content: 'not really a png', type: 'image/png' } })).body.url;
+  const pub = (
+    await upload(cast.member, {
+      file: { name: 'pic.png', content: 'not really a png', type: 'image/png' },
+    })
+  ).body.url;
   await sendToChannel(server, cast.member, 'general', 'files', `[pic](${pub})`);
   const seen = await download(pub, cast.moderator);
   expect(seen.status).toBe(200);
   expect(seen.type).toBe('image/png');
   expect((await download(pub, cast.guest)).status).toBe(404);
 
-  const secret = (await upload(cast.member, { file: { name: 'secret.txt', content: 'shh' } })).body.url;
+  const secret = (await upload(cast.member, { file: { name: 'secret.txt', content: 'shh' } })).body
+    .url;
   await sendToChannel(server, cast.member, 'hideout', 'files', `[s](${secret})`);
   expect((await download(secret, cast.moderator)).status).toBe(404);
   expect((await download(secret, cast.member)).status).toBe(200);
 });
 
 test('types that a browser could run are sent as downloads', async () => {
-  const { url } = (await upload(cast.member, { file: { name: 'page.html', content: '<script>alert(1)</script>', type: 'text/html' } })).body;
+  const { url } = (
+    await upload(cast.member, {
+      file: { name: 'page.html', content: '<script>alert(1)</script>', type: 'text/html' },
+    })
+  ).body;
   const res = await download(url, cast.member);
   expect(res.status).toBe(200);
   expect(res.type).toBe('application/octet-stream');
@@ -147,15 +219,29 @@ test('downloading needs credentials and another organization sees nothing', asyn
   const { url } = (await upload(cast.member, { file: { name: 'mine.txt', content: 'mine' } })).body;
   const anonymous = await download(url);
   expect(anonymous.status).toBe(401);
-  expect(JSON.parse(anonymous.text)).toEqual({ result: 'error', msg: 'Not logged in: API authentication or user session required', code: 'UNAUTHORIZED' });
+  expect(JSON.parse(anonymous.text)).toEqual({
+    result: 'error',
+    msg: 'Not logged in: API authentication or user session required',
+    code: 'UNAUTHORIZED',
+  });
   const { owner } = await server.createRealm('Elsewhere', 'elsewhere');
   expect((await download(url, owner)).status).toBe(404);
-  expect((await download('/user_uploads/1/000000000000000000000000/missing.txt', cast.member)).status).toBe(404);
+  expect(
+    (await download('/user_uploads/1/000000000000000000000000/missing.txt', cast.member)).status,
+  ).toBe(404);
 });
 
 test('hostile file names are cleaned and stay inside the upload store', async () => {
   const root = server.services.config.uploadsDir;
-  for (const name of ['../../etc/passwd', '..\\..\\windows\\win.ini', '..', '.hidden', 'ré sumé (1).txt', '<script>.txt', '%2e%2e%2fx']) {
+  for (const name of [
+    '../../etc/passwd',
+    '..\\..\\windows\\win.ini',
+    '..',
+    '.hidden',
+    'ré sumé (1).txt',
+    '<script>.txt',
+    '%2e%2e%2fx',
+  ]) {
     const res = await upload(cast.member, { file: { name, content: 'x' } });
     expect(res.status).toBe(200);
     const pathId: string = res.body.url.replace('/user_uploads/', '');

@@ -9,26 +9,49 @@ import { ChannelAccess } from '../lib/channels/stream-access';
 import type { Services } from '../services';
 
 /** Deletes a message `user` may read and is allowed to delete. */
-export async function doDeleteMessage(services: Services, realm: Realm, user: User, messageId: number): Promise<void> {
+export async function doDeleteMessage(
+  services: Services,
+  realm: Realm,
+  user: User,
+  messageId: number,
+): Promise<void> {
   await services.db.write(async (tx, onCommit) => {
     const { message } = await accessMessage(tx, user, messageId);
-    const stream = message.streamId !== null ? await tx.stream.findUniqueOrThrow({ where: { id: message.streamId } }) : null;
+    const stream =
+      message.streamId !== null
+        ? await tx.stream.findUniqueOrThrow({ where: { id: message.streamId } })
+        : null;
     const access = new ChannelAccess(tx, user);
     const holdsEither = async (realmGroup: number, channelGroup: number | undefined) =>
-      (await access.holds(realmGroup)) || (channelGroup !== undefined && (await access.holds(channelGroup)));
-    const mayDeleteAny = await holdsEither(realm.canDeleteAnyMessageGroupId, stream?.canDeleteAnyMessageGroupId);
+      (await access.holds(realmGroup)) ||
+      (channelGroup !== undefined && (await access.holds(channelGroup)));
+    const mayDeleteAny = await holdsEither(
+      realm.canDeleteAnyMessageGroupId,
+      stream?.canDeleteAnyMessageGroupId,
+    );
     if (!mayDeleteAny) {
-      const mayDeleteOwn = message.senderId === user.id && (await holdsEither(realm.canDeleteOwnMessageGroupId, stream?.canDeleteOwnMessageGroupId));
+      const mayDeleteOwn =
+        message.senderId === user.id &&
+        (await holdsEither(realm.canDeleteOwnMessageGroupId, stream?.canDeleteOwnMessageGroupId));
       if (!mayDeleteOwn) throw badRequest("You don't have permission to delete this message");
     }
-    const recipients = (await tx.userMessage.findMany({ where: { messageId }, select: { userId: true } })).map((r) => r.userId);
+    const recipients = (
+      await tx.userMessage.findMany({ where: { messageId }, select: { userId: true } })
+    ).map((r) => r.userId);
     await tx.reaction.deleteMany({ where: { messageId } });
     await tx.attachmentMessage.deleteMany({ where: { messageId } });
     await tx.userMessage.deleteMany({ where: { messageId } });
     await tx.message.delete({ where: { id: messageId } });
-    const event = stream !== null
-      ? { type: 'delete_message', message_ids: [messageId], message_type: 'stream', stream_id: stream.id, topic: message.topic }
-      : { type: 'delete_message', message_ids: [messageId], message_type: 'private' };
+    const event =
+      stream !== null
+        ? {
+            type: 'delete_message',
+            message_ids: [messageId],
+            message_type: 'stream',
+            stream_id: stream.id,
+            topic: message.topic,
+          }
+        : { type: 'delete_message', message_ids: [messageId], message_type: 'private' };
     onCommit(() => services.bus.publish(event, recipients));
   });
 }

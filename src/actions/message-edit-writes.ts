@@ -48,19 +48,36 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
   let detached: DetachedUpload[] = [];
   if (content !== undefined) {
     const { text, rendered } = content;
-    const entry: EditEntry = { user_id: editor.id, timestamp: seconds, prev_content: message.content, prev_rendered_content: message.renderedContent };
+    const entry: EditEntry = {
+      user_id: editor.id,
+      timestamp: seconds,
+      prev_content: message.content,
+      prev_rendered_content: message.renderedContent,
+    };
     if (topic !== undefined) Object.assign(entry, { prev_topic: message.topic, topic });
     await tx.message.update({
       where: { id: message.id },
       data: {
-        content: text, renderedContent: rendered.html, lastEditTime: now, editHistory: withEdit(message, entry),
-        hasAttachment: rendered.hasAttachment, hasImage: rendered.hasImage, hasLink: rendered.hasLink,
+        content: text,
+        renderedContent: rendered.html,
+        lastEditTime: now,
+        editHistory: withEdit(message, entry),
+        hasAttachment: rendered.hasAttachment,
+        hasImage: rendered.hasImage,
+        hasLink: rendered.hasLink,
         isMeMessage: isMeMessage(text),
-        ...(topic !== undefined ? { topic, topicLower: topic.toLowerCase(), lastMovedTime: now } : {}),
+        ...(topic !== undefined
+          ? { topic, topicLower: topic.toLowerCase(), lastMovedTime: now }
+          : {}),
       },
     });
     await updateMentionFlags(tx, message.id, rendered);
-    detached = await reattachUploads(tx, { id: message.senderId }, message.id, rendered.uploadPathIds);
+    detached = await reattachUploads(
+      tx,
+      { id: message.senderId },
+      message.id,
+      rendered.uploadPathIds,
+    );
   }
   for (const m of moved) {
     if (m.id === message.id && content !== undefined) continue;
@@ -70,7 +87,9 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
     await tx.message.update({
       where: { id: m.id },
       data: {
-        editHistory: withEdit(m, entry), lastEditTime: now, lastMovedTime: now,
+        editHistory: withEdit(m, entry),
+        lastEditTime: now,
+        lastMovedTime: now,
         ...(topic !== undefined ? { topic, topicLower: topic.toLowerCase() } : {}),
         ...(target !== null ? { streamId: target.id } : {}),
       },
@@ -80,26 +99,50 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
   // The event carries these flags; Zulip's also carry historical and has_alert_word (not sent here yet).
   const rows = await tx.userMessage.findMany({
     where: { messageId: { in: messageIds } },
-    select: { userId: true, messageId: true, read: true, starred: true, mentioned: true, streamWildcardMentioned: true, topicWildcardMentioned: true },
+    select: {
+      userId: true,
+      messageId: true,
+      read: true,
+      starred: true,
+      mentioned: true,
+      streamWildcardMentioned: true,
+      topicWildcardMentioned: true,
+    },
     orderBy: { messageId: 'asc' },
   });
   const holderOf = new Map<number, (typeof rows)[number]>();
-  for (const r of rows) if (!holderOf.has(r.userId) || r.messageId === message.id) holderOf.set(r.userId, r);
+  for (const r of rows)
+    if (!holderOf.has(r.userId) || r.messageId === message.id) holderOf.set(r.userId, r);
   const losing = target !== null ? await moveRecipientRows(tx, target, messageIds) : [];
-  if (target !== null && (target.firstMessageId === null || target.firstMessageId > messageIds[0])) {
+  if (
+    target !== null &&
+    (target.firstMessageId === null || target.firstMessageId > messageIds[0])
+  ) {
     await tx.stream.update({ where: { id: target.id }, data: { firstMessageId: messageIds[0] } });
   }
   return { detached, messageIds, holders: [...holderOf.values()], losing };
 }
 
 /** Resets the recipients' mention flags of `messageId` to what `rendered` mentions. */
-async function updateMentionFlags(db: Db, messageId: number, rendered: RenderResult): Promise<void> {
+async function updateMentionFlags(
+  db: Db,
+  messageId: number,
+  rendered: RenderResult,
+): Promise<void> {
   const mentioned = [...rendered.mentionedUserIds];
   await db.userMessage.updateMany({
     where: { messageId },
-    data: { mentioned: false, streamWildcardMentioned: rendered.streamWildcard, topicWildcardMentioned: rendered.topicWildcard },
+    data: {
+      mentioned: false,
+      streamWildcardMentioned: rendered.streamWildcard,
+      topicWildcardMentioned: rendered.topicWildcard,
+    },
   });
-  if (mentioned.length > 0) await db.userMessage.updateMany({ where: { messageId, userId: { in: mentioned } }, data: { mentioned: true } });
+  if (mentioned.length > 0)
+    await db.userMessage.updateMany({
+      where: { messageId, userId: { in: mentioned } },
+      data: { mentioned: true },
+    });
 }
 
 /** An entry of `detached_uploads` (Part 2.10). */
@@ -117,19 +160,43 @@ export interface DetachedUpload {
  * longer names, and returns the sender's unlinked files that no message
  * references any more.
  */
-async function reattachUploads(db: Db, sender: Pick<User, 'id'>, messageId: number, pathIds: string[]): Promise<DetachedUpload[]> {
-  const linked = await db.attachmentMessage.findMany({ where: { messageId }, include: { attachment: true } });
+async function reattachUploads(
+  db: Db,
+  sender: Pick<User, 'id'>,
+  messageId: number,
+  pathIds: string[],
+): Promise<DetachedUpload[]> {
+  const linked = await db.attachmentMessage.findMany({
+    where: { messageId },
+    include: { attachment: true },
+  });
   const named = new Set(pathIds);
   const dropped = linked.filter((l) => !named.has(l.attachment.pathId));
-  if (dropped.length > 0) await db.attachmentMessage.deleteMany({ where: { messageId, attachmentId: { in: dropped.map((l) => l.attachmentId) } } });
+  if (dropped.length > 0)
+    await db.attachmentMessage.deleteMany({
+      where: { messageId, attachmentId: { in: dropped.map((l) => l.attachmentId) } },
+    });
   const have = new Set(linked.map((l) => l.attachment.pathId));
-  const fresh = await db.attachment.findMany({ where: { pathId: { in: pathIds.filter((p) => !have.has(p)) }, ownerId: sender.id }, select: { id: true } });
-  if (fresh.length > 0) await db.attachmentMessage.createMany({ data: fresh.map((a) => ({ attachmentId: a.id, messageId })) });
+  const fresh = await db.attachment.findMany({
+    where: { pathId: { in: pathIds.filter((p) => !have.has(p)) }, ownerId: sender.id },
+    select: { id: true },
+  });
+  if (fresh.length > 0)
+    await db.attachmentMessage.createMany({
+      data: fresh.map((a) => ({ attachmentId: a.id, messageId })),
+    });
   const detached: DetachedUpload[] = [];
   for (const { attachment: a } of dropped) {
     if (a.ownerId !== sender.id) continue;
     if ((await db.attachmentMessage.count({ where: { attachmentId: a.id } })) > 0) continue;
-    detached.push({ id: a.id, name: a.fileName, path_id: a.pathId, size: a.size, create_time: a.createTime.getTime(), messages: [] });
+    detached.push({
+      id: a.id,
+      name: a.fileName,
+      path_id: a.pathId,
+      size: a.size,
+      create_time: a.createTime.getTime(),
+      messages: [],
+    });
   }
   return detached;
 }
@@ -141,16 +208,29 @@ async function reattachUploads(db: Db, sender: Pick<User, 'id'>, messageId: numb
  */
 async function moveRecipientRows(tx: Db, target: Stream, ids: number[]): Promise<number[]> {
   const subscribers = await subscribersAmong(tx, target.id);
-  const rows = await tx.userMessage.findMany({ where: { messageId: { in: ids } }, select: { userId: true, messageId: true } });
+  const rows = await tx.userMessage.findMany({
+    where: { messageId: { in: ids } },
+    select: { userId: true, messageId: true },
+  });
   const outsiders = [...new Set(rows.map((r) => r.userId).filter((id) => !subscribers.has(id)))];
-  if (outsiders.length > 0) await tx.userMessage.deleteMany({ where: { messageId: { in: ids }, userId: { in: outsiders } } });
+  if (outsiders.length > 0)
+    await tx.userMessage.deleteMany({
+      where: { messageId: { in: ids }, userId: { in: outsiders } },
+    });
   if (target.inviteOnly && !target.historyPublicToSubscribers) {
     const have = new Set(rows.map((r) => `${r.userId}:${r.messageId}`));
-    const data = ids.flatMap((messageId) => [...subscribers].filter((userId) => !have.has(`${userId}:${messageId}`)).map((userId) => ({ userId, messageId, read: true })));
+    const data = ids.flatMap((messageId) =>
+      [...subscribers]
+        .filter((userId) => !have.has(`${userId}:${messageId}`))
+        .map((userId) => ({ userId, messageId, read: true })),
+    );
     if (data.length > 0) await tx.userMessage.createMany({ data });
   }
   if (outsiders.length === 0) return [];
   if (target.inviteOnly) return outsiders;
-  const guests = await tx.user.findMany({ where: { id: { in: outsiders } }, select: { id: true, role: true } });
+  const guests = await tx.user.findMany({
+    where: { id: { in: outsiders } },
+    select: { id: true, role: true },
+  });
   return guests.filter((u) => isGuest(u)).map((u) => u.id);
 }

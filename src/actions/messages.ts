@@ -7,7 +7,12 @@ import { executeRows, queryRows, type Db, type OnCommit } from '../db/client';
 import { badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
 import { invalidMessage, readableMessages } from '../lib/messages/message-access';
-import { isMeMessage, normalizeContent, resolveAddressee, type Addressee } from '../lib/messages/message-send';
+import {
+  isMeMessage,
+  normalizeContent,
+  resolveAddressee,
+  type Addressee,
+} from '../lib/messages/message-send';
 import { editableFlags, flagList, isEditableFlag, isServerFlag } from '../lib/messages/flags';
 import { checkMentions } from '../lib/messages/mentions';
 import { presentMessage, type PresentLookups } from '../lib/messages/messages';
@@ -34,23 +39,49 @@ export interface SendRequest {
 /** Recipients and their flags for a new message. */
 interface Delivery {
   userIds: number[];
-  flagsOf: (userId: number) => { read: boolean; mentioned: boolean; streamWildcardMentioned: boolean; topicWildcardMentioned: boolean };
+  flagsOf: (userId: number) => {
+    read: boolean;
+    mentioned: boolean;
+    streamWildcardMentioned: boolean;
+    topicWildcardMentioned: boolean;
+  };
 }
 
 /** Works out who receives the message and with which flags, checking wildcard permissions. */
-async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, to: Addressee, rendered: RenderResult, readBySender: boolean): Promise<Delivery> {
+async function plan(
+  db: Db,
+  access: ChannelAccess,
+  realm: Realm,
+  sender: User,
+  to: Addressee,
+  rendered: RenderResult,
+  readBySender: boolean,
+): Promise<Delivery> {
   let userIds: number[];
   if (to.kind === 'stream') {
-    const subs = await queryRows<{ userId: number | bigint }>(db, Prisma.sql`
+    const subs = await queryRows<{ userId: number | bigint }>(
+      db,
+      Prisma.sql`
       SELECT s."userId" AS "userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
-      WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`);
+      WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`,
+    );
     userIds = subs.map((s) => Number(s.userId));
   } else {
     userIds = to.recipients.map((u) => u.id);
   }
-  const scope = to.kind === 'stream' ? { streamId: to.stream.id, topicLower: to.topic.toLowerCase(), subscriberCount: userIds.length } : null;
+  const scope =
+    to.kind === 'stream'
+      ? {
+          streamId: to.stream.id,
+          topicLower: to.topic.toLowerCase(),
+          subscriberCount: userIds.length,
+        }
+      : null;
   const participants = await checkMentions(db, access, realm, rendered, scope);
-  const groupMembers = rendered.mentionedGroupIds.size > 0 ? await membersOfGroups(db, [...rendered.mentionedGroupIds]) : [];
+  const groupMembers =
+    rendered.mentionedGroupIds.size > 0
+      ? await membersOfGroups(db, [...rendered.mentionedGroupIds])
+      : [];
   const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
   if (!userIds.includes(sender.id)) userIds.push(sender.id);
   return {
@@ -59,14 +90,22 @@ async function plan(db: Db, access: ChannelAccess, realm: Realm, sender: User, t
       read: userId === sender.id && readBySender,
       mentioned: mentioned.has(userId),
       streamWildcardMentioned: rendered.streamWildcard,
-      topicWildcardMentioned: rendered.topicWildcard && (participants === null || participants.has(userId)),
+      topicWildcardMentioned:
+        rendered.topicWildcard && (participants === null || participants.has(userId)),
     }),
   };
 }
 
 /** Sends a message; returns its ID. */
-export async function doSendMessage(services: Services, realm: Realm, sender: User, request: SendRequest): Promise<number> {
-  return services.db.write((tx, onCommit) => sendMessageIn(tx, onCommit, services, realm, sender, request));
+export async function doSendMessage(
+  services: Services,
+  realm: Realm,
+  sender: User,
+  request: SendRequest,
+): Promise<number> {
+  return services.db.write((tx, onCommit) =>
+    sendMessageIn(tx, onCommit, services, realm, sender, request),
+  );
 }
 
 /**
@@ -74,13 +113,31 @@ export async function doSendMessage(services: Services, realm: Realm, sender: Us
  * send part of a larger change, as scheduled-message delivery does); returns
  * its ID. Events go out when that transaction commits.
  */
-export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Services, realm: Realm, sender: User, request: SendRequest): Promise<number> {
+export async function sendMessageIn(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  sender: User,
+  request: SendRequest,
+): Promise<number> {
   const content = normalizeContent(request.content);
   const host = realmHost(realm, services.config.externalUrl);
   const access = new ChannelAccess(tx, sender);
   const to = await resolveAddressee(tx, access, realm, request.type, request.to, request.topic);
-  const rendered = renderMarkdown(content, await buildRenderContext(tx, realm, content, services.config.externalUrl));
-  const delivery = await plan(tx, access, realm, sender, to, rendered, request.readBySender ?? false);
+  const rendered = renderMarkdown(
+    content,
+    await buildRenderContext(tx, realm, content, services.config.externalUrl),
+  );
+  const delivery = await plan(
+    tx,
+    access,
+    realm,
+    sender,
+    to,
+    rendered,
+    request.readBySender ?? false,
+  );
   const topic = to.kind === 'stream' ? to.topic : '';
   const fields = {
     realmId: realm.id,
@@ -98,12 +155,22 @@ export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Servic
     hasLink: rendered.hasLink,
     isMeMessage: isMeMessage(content),
   };
-  const message: Message = { id: await insertMessage(tx, fields), ...fields, lastEditTime: null, lastMovedTime: null, editHistory: null };
+  const message: Message = {
+    id: await insertMessage(tx, fields),
+    ...fields,
+    lastEditTime: null,
+    lastMovedTime: null,
+    editHistory: null,
+  };
   await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
   if (to.kind === 'stream' && to.stream.firstMessageId === null) {
-    await executeRows(tx, Prisma.sql`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`);
+    await executeRows(
+      tx,
+      Prisma.sql`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`,
+    );
   }
-  if (rendered.uploadPathIds.length > 0) await claimAttachments(tx, sender, message, rendered.uploadPathIds);
+  if (rendered.uploadPathIds.length > 0)
+    await claimAttachments(tx, sender, message, rendered.uploadPathIds);
   // Everything the message object names is at hand: no queries needed.
   const people = to.kind === 'dm' ? [...to.recipients, sender] : [sender];
   const lookups: PresentLookups = {
@@ -111,25 +178,42 @@ export async function sendMessageIn(tx: Db, onCommit: OnCommit, services: Servic
     streamName: new Map(to.kind === 'stream' ? [[to.stream.id, to.stream.name]] : []),
     reactionsOf: new Map(),
   };
-  const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false });
+  const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], {
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: false,
+  });
   const facts = messageFacts(message, sender, to, host);
   const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
-  onCommit(() => publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel));
+  onCommit(() =>
+    publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
+  );
   return message.id;
 }
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */
-async function insertMessage(tx: Db, f: Omit<Message, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>): Promise<number> {
-  const rows = await queryRows<{ id: number | bigint }>(tx, Prisma.sql`
+async function insertMessage(
+  tx: Db,
+  f: Omit<Message, 'id' | 'lastEditTime' | 'lastMovedTime' | 'editHistory'>,
+): Promise<number> {
+  const rows = await queryRows<{ id: number | bigint }>(
+    tx,
+    Prisma.sql`
     INSERT INTO "Message" ("realmId", "senderId", "streamId", "dmKey", "topic", "topicLower", "content", "renderedContent", "dateSent", "sendingClient", "hasAttachment", "hasImage", "hasLink", "isMeMessage")
     VALUES (${f.realmId}, ${f.senderId}, ${f.streamId}, ${f.dmKey}, ${f.topic}, ${f.topicLower}, ${f.content}, ${f.renderedContent}, ${f.dateSent}, ${f.sendingClient}, ${f.hasAttachment}, ${f.hasImage}, ${f.hasLink}, ${f.isMeMessage})
-    RETURNING "id"`);
+    RETURNING "id"`,
+  );
   return Number(rows[0].id);
 }
 
 /** The narrow-matching facts of a new message. */
 function messageFacts(message: Message, sender: User, to: Addressee, host: string): MessageFacts {
-  const people = to.kind === 'dm' ? [...new Map([...to.recipients, sender].map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id) : [];
+  const people =
+    to.kind === 'dm'
+      ? [...new Map([...to.recipients, sender].map((u) => [u.id, u])).values()].sort(
+          (a, b) => a.id - b.id,
+        )
+      : [];
   return {
     senderId: sender.id,
     senderEmail: sender.emailLower,
@@ -152,7 +236,15 @@ function messageFacts(message: Message, sender: User, to: Addressee, host: strin
  * public channel's message also goes, without flags, to the organization's
  * queues registered with all_public_streams (`publicChannelRealmId`).
  */
-function publishMessage(services: Services, message: Record<string, unknown>, facts: MessageFacts, delivery: Delivery, senderId: number, localId: string | undefined, publicChannelRealmId: number | null): void {
+function publishMessage(
+  services: Services,
+  message: Record<string, unknown>,
+  facts: MessageFacts,
+  delivery: Delivery,
+  senderId: number,
+  localId: string | undefined,
+  publicChannelRealmId: number | null,
+): void {
   const groups = new Map<string, { flags: string[]; userIds: number[] }>();
   for (const userId of delivery.userIds) {
     const flags = flagList(delivery.flagsOf(userId));
@@ -162,63 +254,129 @@ function publishMessage(services: Services, message: Record<string, unknown>, fa
     groups.set(key, group);
   }
   for (const [key, { flags, userIds }] of groups) {
-    const event = { type: 'message', message, flags, ...(key.startsWith('sender:') && localId !== undefined ? { local_message_id: localId } : {}), [MESSAGE_FACTS]: facts };
+    const event = {
+      type: 'message',
+      message,
+      flags,
+      ...(key.startsWith('sender:') && localId !== undefined ? { local_message_id: localId } : {}),
+      [MESSAGE_FACTS]: facts,
+    };
     services.bus.publish(event, userIds);
   }
   if (publicChannelRealmId !== null) {
-    services.bus.publishToPublicChannelQueues(publicChannelRealmId, { type: 'message', message, flags: [], [MESSAGE_FACTS]: facts }, delivery.userIds);
+    services.bus.publishToPublicChannelQueues(
+      publicChannelRealmId,
+      { type: 'message', message, flags: [], [MESSAGE_FACTS]: facts },
+      delivery.userIds,
+    );
   }
 }
 
 /** Links the sender's uploaded files named in the message to it. */
-async function claimAttachments(tx: Db, sender: User, message: Message, pathIds: string[]): Promise<void> {
-  const owned = await tx.attachment.findMany({ where: { pathId: { in: pathIds }, ownerId: sender.id }, select: { id: true } });
-  if (owned.length > 0) await tx.attachmentMessage.createMany({ data: owned.map((a) => ({ attachmentId: a.id, messageId: message.id })) });
+async function claimAttachments(
+  tx: Db,
+  sender: User,
+  message: Message,
+  pathIds: string[],
+): Promise<void> {
+  const owned = await tx.attachment.findMany({
+    where: { pathId: { in: pathIds }, ownerId: sender.id },
+    select: { id: true },
+  });
+  if (owned.length > 0)
+    await tx.attachmentMessage.createMany({
+      data: owned.map((a) => ({ attachmentId: a.id, messageId: message.id })),
+    });
 }
-
 
 /**
  * Adds or removes a personal flag on messages. Messages the user can read but
  * never received get a `historical` row. Marking as unread skips channel
  * messages of channels the user is not subscribed to.
  */
-export async function doUpdateMessageFlags(services: Services, user: User, op: string, flag: string, messageIds: number[]): Promise<void> {
-  if (!isEditableFlag(flag)) throw badRequest(isServerFlag(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`);
+export async function doUpdateMessageFlags(
+  services: Services,
+  user: User,
+  op: string,
+  flag: string,
+  messageIds: number[],
+): Promise<void> {
+  if (!isEditableFlag(flag))
+    throw badRequest(
+      isServerFlag(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`,
+    );
   if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
   const column = editableFlags[flag];
   const adding = op === 'add';
   await services.db.write(async (tx, onCommit) => {
     let ids = [...new Set(messageIds)];
     if (flag === 'read' && !adding && ids.length) {
-      const subscribed = (await tx.subscription.findMany({ where: { userId: user.id, active: true }, select: { streamId: true } })).map((s) => s.streamId);
-      const elsewhere = await tx.message.findMany({ where: { id: { in: ids }, streamId: { not: null, notIn: subscribed } }, select: { id: true } });
+      const subscribed = (
+        await tx.subscription.findMany({
+          where: { userId: user.id, active: true },
+          select: { streamId: true },
+        })
+      ).map((s) => s.streamId);
+      const elsewhere = await tx.message.findMany({
+        where: { id: { in: ids }, streamId: { not: null, notIn: subscribed } },
+        select: { id: true },
+      });
       const skip = new Set(elsewhere.map((m) => m.id));
       ids = ids.filter((id) => !skip.has(id));
     }
-    const rows = await tx.userMessage.findMany({ where: { userId: user.id, messageId: { in: ids } }, select: { messageId: true } });
+    const rows = await tx.userMessage.findMany({
+      where: { userId: user.id, messageId: { in: ids } },
+      select: { messageId: true },
+    });
     const have = new Set(rows.map((r) => r.messageId));
     const historical = ids.filter((id) => !have.has(id));
     if (historical.length) {
       const readable = await readableMessages(tx, user, historical);
       if (readable.size !== historical.length) throw invalidMessage();
       await tx.userMessage.createMany({
-        data: historical.map((messageId) => ({ userId: user.id, messageId, historical: true, read: column === 'read' ? adding : false, starred: column === 'starred' ? adding : false })),
+        data: historical.map((messageId) => ({
+          userId: user.id,
+          messageId,
+          historical: true,
+          read: column === 'read' ? adding : false,
+          starred: column === 'starred' ? adding : false,
+        })),
       });
     }
     if (column !== null && rows.length) {
-      await tx.userMessage.updateMany({ where: { userId: user.id, messageId: { in: [...have] } }, data: { [column]: adding } });
+      await tx.userMessage.updateMany({
+        where: { userId: user.id, messageId: { in: [...have] } },
+        data: { [column]: adding },
+      });
     }
-    const details = flag === 'read' && !adding ? await unreadMessageDetails(tx, user.id, ids) : null;
-    const event = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false, ...(details ? { message_details: details } : {}) };
+    const details =
+      flag === 'read' && !adding ? await unreadMessageDetails(tx, user.id, ids) : null;
+    const event = {
+      type: 'update_message_flags',
+      op,
+      operation: op,
+      flag,
+      messages: ids,
+      all: false,
+      ...(details ? { message_details: details } : {}),
+    };
     onCommit(() => services.bus.publish(event, [user.id]));
   });
 }
 
 /** Inserts the recipients' rows in one statement (Prisma's createMany is slow on SQLite). */
-async function insertUserMessages(tx: Db, messageId: number, isPrivate: boolean, delivery: Delivery): Promise<void> {
+async function insertUserMessages(
+  tx: Db,
+  messageId: number,
+  isPrivate: boolean,
+  delivery: Delivery,
+): Promise<void> {
   const rows = delivery.userIds.map((userId) => {
     const f = delivery.flagsOf(userId);
     return Prisma.sql`(${userId}, ${messageId}, ${f.read}, ${f.mentioned}, ${f.streamWildcardMentioned}, ${f.topicWildcardMentioned}, ${isPrivate})`;
   });
-  await executeRows(tx, Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`);
+  await executeRows(
+    tx,
+    Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`,
+  );
 }

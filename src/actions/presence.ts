@@ -10,13 +10,25 @@ import type { Services } from '../services';
 const THROTTLE_SECONDS = 55;
 
 /** Records `status` for `user`; returns nothing (readers use readPresences). */
-export async function doUpdatePresence(services: Services, realm: Realm, user: User, status: 'active' | 'idle', now = new Date()): Promise<void> {
+export async function doUpdatePresence(
+  services: Services,
+  realm: Realm,
+  user: User,
+  status: 'active' | 'idle',
+  now = new Date(),
+): Promise<void> {
   if (!user.presenceEnabled) return; // invisible users leave no trace
   const recent = new Date(now.getTime() - THROTTLE_SECONDS * 1000);
   await services.db.write(async (tx, onCommit) => {
     const current = await tx.userPresence.findUnique({ where: { userId: user.id } });
     const wasActive = current?.lastActiveTime != null && current.lastActiveTime > recent;
-    if (current && current.lastConnectedTime && current.lastConnectedTime > recent && (status === 'idle' || wasActive)) return;
+    if (
+      current &&
+      current.lastConnectedTime &&
+      current.lastConnectedTime > recent &&
+      (status === 'idle' || wasActive)
+    )
+      return;
     const { presenceLastUpdateId } = await tx.realm.update({
       where: { id: user.realmId },
       data: { presenceLastUpdateId: { increment: 1 } },
@@ -29,12 +41,20 @@ export async function doUpdatePresence(services: Services, realm: Realm, user: U
     };
     const row = await tx.userPresence.upsert({
       where: { userId: user.id },
-      create: { userId: user.id, realmId: user.realmId, lastActiveTime: status === 'active' ? now : null, ...data },
+      create: {
+        userId: user.id,
+        realmId: user.realmId,
+        lastActiveTime: status === 'active' ? now : null,
+        ...data,
+      },
       update: data,
       include: { user: true },
     });
     if (current && !(status === 'active' && !wasActive)) return;
-    const everyone = await tx.user.findMany({ where: { realmId: user.realmId, isActive: true, isBot: false }, select: { id: true } });
+    const everyone = await tx.user.findMany({
+      where: { realmId: user.realmId, isActive: true, isBot: false },
+      select: { id: true },
+    });
     const event = {
       type: 'presence',
       user_id: user.id,
@@ -42,6 +62,11 @@ export async function doUpdatePresence(services: Services, realm: Realm, user: U
       server_timestamp: now.getTime() / 1000,
       presence: { website: legacyPresence(row).website },
     };
-    onCommit(() => services.bus.publish(event, everyone.map((u) => u.id)));
+    onCommit(() =>
+      services.bus.publish(
+        event,
+        everyone.map((u) => u.id),
+      ),
+    );
   });
 }

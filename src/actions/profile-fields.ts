@@ -4,7 +4,14 @@
 import type { User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
-import { checkProfileValue, FieldType, isRenderable, listCustomProfileFields, MAX_SUMMARY_FIELDS, renderProfileValue } from '../lib/users/profile-fields';
+import {
+  checkProfileValue,
+  FieldType,
+  isRenderable,
+  listCustomProfileFields,
+  MAX_SUMMARY_FIELDS,
+  renderProfileValue,
+} from '../lib/users/profile-fields';
 import { activeUserIds } from '../lib/users/user-events';
 import type { Services } from '../services';
 
@@ -18,13 +25,25 @@ export interface ProfileDataChange {
  * Applies value changes to `user` inside a transaction and returns, for each
  * value that changed, the `person` of its realm_user update event.
  */
-export async function applyProfileData(tx: Db, user: User, changes: ProfileDataChange[], baseUrl: string): Promise<Record<string, unknown>[]> {
+export async function applyProfileData(
+  tx: Db,
+  user: User,
+  changes: ProfileDataChange[],
+  baseUrl: string,
+): Promise<Record<string, unknown>[]> {
   const persons: Record<string, unknown>[] = [];
   for (const change of changes) {
-    const field = await tx.customProfileField.findFirst({ where: { id: change.id, realmId: user.realmId } });
+    const field = await tx.customProfileField.findFirst({
+      where: { id: change.id, realmId: user.realmId },
+    });
     if (!field) throw new ApiError(`Field id ${change.id} not found.`);
-    const existing = await tx.customProfileFieldValue.findUnique({ where: { userId_fieldId: { userId: user.id, fieldId: field.id } } });
-    const empty = change.value === null || change.value === '' || (Array.isArray(change.value) && change.value.length === 0);
+    const existing = await tx.customProfileFieldValue.findUnique({
+      where: { userId_fieldId: { userId: user.id, fieldId: field.id } },
+    });
+    const empty =
+      change.value === null ||
+      change.value === '' ||
+      (Array.isArray(change.value) && change.value.length === 0);
     if (empty) {
       if (!existing) continue;
       await tx.customProfileFieldValue.delete({ where: { id: existing.id } });
@@ -39,7 +58,14 @@ export async function applyProfileData(tx: Db, user: User, changes: ProfileDataC
       create: { userId: user.id, fieldId: field.id, value, renderedValue },
       update: { value, renderedValue },
     });
-    persons.push({ user_id: user.id, custom_profile_field: { id: field.id, value, ...(renderedValue ? { rendered_value: renderedValue } : {}) } });
+    persons.push({
+      user_id: user.id,
+      custom_profile_field: {
+        id: field.id,
+        value,
+        ...(renderedValue ? { rendered_value: renderedValue } : {}),
+      },
+    });
   }
   return persons;
 }
@@ -67,15 +93,18 @@ function checkFieldData(field: NewProfileField): void {
     if (choices.length < 1) throw new ApiError('Field must have at least one choice.');
     for (const [key, choice] of choices) {
       const c = choice as { text?: unknown; order?: unknown };
-      if (!c || typeof c !== 'object' || typeof c.text !== 'string' || c.text === '') throw new ApiError(`field_data["${key}"]["text"] is not a string`);
-      if (typeof c.order !== 'string' && typeof c.order !== 'number') throw new ApiError(`field_data["${key}"]["order"] is not a string`);
+      if (!c || typeof c !== 'object' || typeof c.text !== 'string' || c.text === '')
+        throw new ApiError(`field_data["${key}"]["text"] is not a string`);
+      if (typeof c.order !== 'string' && typeof c.order !== 'number')
+        throw new ApiError(`field_data["${key}"]["order"] is not a string`);
     }
   } else if (field.fieldType === FieldType.EXTERNAL_ACCOUNT) {
     const subtype = field.fieldData.subtype;
     if (typeof subtype !== 'string') throw new ApiError('subtype key is missing from field_data');
     if (subtype === 'custom') {
       const pattern = field.fieldData.url_pattern;
-      if (typeof pattern !== 'string') throw new ApiError('Custom external account must define URL pattern');
+      if (typeof pattern !== 'string')
+        throw new ApiError('Custom external account must define URL pattern');
       if (!pattern.includes('%(username)s')) throw new ApiError('Malformed URL pattern.');
     } else if (!(subtype in externalAccountSubtypes)) {
       throw new ApiError('Invalid external account type');
@@ -84,22 +113,38 @@ function checkFieldData(field: NewProfileField): void {
 }
 
 /** POST /realm/profile_fields: adds a field after the existing ones and announces the new list. */
-export async function doCreateCustomProfileField(services: Services, realmId: number, input: NewProfileField): Promise<number> {
+export async function doCreateCustomProfileField(
+  services: Services,
+  realmId: number,
+  input: NewProfileField,
+): Promise<number> {
   checkFieldData(input);
-  const subtype = input.fieldType === FieldType.EXTERNAL_ACCOUNT ? (input.fieldData.subtype as string) : null;
+  const subtype =
+    input.fieldType === FieldType.EXTERNAL_ACCOUNT ? (input.fieldData.subtype as string) : null;
   const builtIn = subtype && subtype !== 'custom' ? externalAccountSubtypes[subtype] : null;
   const name = builtIn ? builtIn.name : input.name.trim();
   const hint = builtIn ? builtIn.hint : input.hint;
   if (!builtIn && !name) throw new ApiError('Label cannot be blank.');
-  if (input.displayInProfileSummary && (input.fieldType === FieldType.LONG_TEXT || input.fieldType === FieldType.USER)) {
+  if (
+    input.displayInProfileSummary &&
+    (input.fieldType === FieldType.LONG_TEXT || input.fieldType === FieldType.USER)
+  ) {
     throw new ApiError('Field type not supported for display in profile summary.');
   }
   return services.db.write(async (tx, onCommit) => {
-    if (input.displayInProfileSummary && (await tx.customProfileField.count({ where: { realmId, displayInProfileSummary: true } })) >= MAX_SUMMARY_FIELDS) {
+    if (
+      input.displayInProfileSummary &&
+      (await tx.customProfileField.count({ where: { realmId, displayInProfileSummary: true } })) >=
+        MAX_SUMMARY_FIELDS
+    ) {
       throw new ApiError('Only 2 custom profile fields can be displayed in the profile summary.');
     }
-    if (await tx.customProfileField.findFirst({ where: { realmId, name } })) throw new ApiError('A field with that label already exists.');
-    const last = await tx.customProfileField.findFirst({ where: { realmId }, orderBy: { order: 'desc' } });
+    if (await tx.customProfileField.findFirst({ where: { realmId, name } }))
+      throw new ApiError('A field with that label already exists.');
+    const last = await tx.customProfileField.findFirst({
+      where: { realmId },
+      orderBy: { order: 'desc' },
+    });
     const field = await tx.customProfileField.create({
       data: {
         realmId,

@@ -6,7 +6,13 @@ import type { Services } from '../services';
 export const PushKind = { APNS: 1, FCM: 2 } as const;
 
 /** Registers (or refreshes) `token` for `user`; registering it again changes nothing else. */
-export async function doAddPushDeviceToken(services: Services, user: User, kind: number, token: string, appId: string | null): Promise<void> {
+export async function doAddPushDeviceToken(
+  services: Services,
+  user: User,
+  kind: number,
+  token: string,
+  appId: string | null,
+): Promise<void> {
   await services.db.write(async (tx) => {
     await tx.pushDeviceToken.upsert({
       where: { userId_kind_token: { userId: user.id, kind, token } },

@@ -5,7 +5,13 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
 import { checkEmoji, emojiByName, type EmojiRef } from '../lib/emoji/lookup';
-import { checkEmojiCodeForm, messageAudience, reactionEvent, reactionExists, reactionMissing } from '../lib/messages/reactions';
+import {
+  checkEmojiCodeForm,
+  messageAudience,
+  reactionEvent,
+  reactionExists,
+  reactionMissing,
+} from '../lib/messages/reactions';
 import { apiEmail, realmHost } from '../lib/users/users';
 import type { Services } from '../services';
 import type { Db } from '../db/client';
@@ -13,12 +19,23 @@ import type { Db } from '../db/client';
 /** Refuses messages of archived channels, which can no longer change. */
 async function checkModifiable(db: Db, streamId: number | null): Promise<void> {
   if (streamId === null) return;
-  const stream = await db.stream.findUnique({ where: { id: streamId }, select: { isArchived: true } });
+  const stream = await db.stream.findUnique({
+    where: { id: streamId },
+    select: { isArchived: true },
+  });
   if (stream?.isArchived) throw badRequest('Invalid message(s)');
 }
 
 /** Adds `user`'s reaction to a message; the code and type default to those of the name. */
-export async function doAddReaction(services: Services, realm: Realm, user: User, messageId: number, name: string, code: string | undefined, type: string | undefined): Promise<void> {
+export async function doAddReaction(
+  services: Services,
+  realm: Realm,
+  user: User,
+  messageId: number,
+  name: string,
+  code: string | undefined,
+  type: string | undefined,
+): Promise<void> {
   const host = realmHost(realm, services.config.externalUrl);
   await services.db.write(async (tx, onCommit) => {
     const { message, userMessage } = await accessMessage(tx, user, messageId);
@@ -31,12 +48,20 @@ export async function doAddReaction(services: Services, realm: Realm, user: User
       emoji = { code, type };
     }
     const same = { messageId: message.id, emojiCode: emoji.code, reactionType: emoji.type };
-    if (await tx.reaction.findFirst({ where: { ...same, userId: user.id }, select: { id: true } })) throw reactionExists();
-    const earlier = await tx.reaction.findFirst({ where: same, orderBy: { id: 'asc' }, select: { emojiName: true } });
+    if (await tx.reaction.findFirst({ where: { ...same, userId: user.id }, select: { id: true } }))
+      throw reactionExists();
+    const earlier = await tx.reaction.findFirst({
+      where: same,
+      orderBy: { id: 'asc' },
+      select: { emojiName: true },
+    });
     // A vote for an existing reaction keeps its name, even if that emoji is no longer valid.
     if (earlier) name = earlier.emojiName;
     else await checkEmoji(tx, realm.id, name, emoji);
-    if (!userMessage) await tx.userMessage.create({ data: { userId: user.id, messageId: message.id, historical: true, read: true } });
+    if (!userMessage)
+      await tx.userMessage.create({
+        data: { userId: user.id, messageId: message.id, historical: true, read: true },
+      });
     await tx.reaction.create({ data: { ...same, userId: user.id, emojiName: name } });
     const audience = await messageAudience(tx, message);
     const event = reactionEvent('add', user, apiEmail(user, host), message.id, name, emoji);
@@ -48,22 +73,42 @@ export async function doAddReaction(services: Services, realm: Realm, user: User
  * Removes `user`'s reaction. Without a code the name is resolved as for adding
  * (so a custom emoji needs `reaction_type=realm_emoji` and its code).
  */
-export async function doRemoveReaction(services: Services, realm: Realm, user: User, messageId: number, name: string | undefined, code: string | undefined, type: string): Promise<void> {
+export async function doRemoveReaction(
+  services: Services,
+  realm: Realm,
+  user: User,
+  messageId: number,
+  name: string | undefined,
+  code: string | undefined,
+  type: string,
+): Promise<void> {
   const host = realmHost(realm, services.config.externalUrl);
   await services.db.write(async (tx, onCommit) => {
     const { message } = await accessMessage(tx, user, messageId);
     await checkModifiable(tx, message.streamId);
     if (code === undefined) {
-      if (name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+      if (name === undefined)
+        throw badRequest(
+          'At least one of the following arguments must be present: emoji_name, emoji_code',
+        );
       code = (await emojiByName(tx, realm.id, name)).code;
     }
     const emoji = { code, type };
     checkEmojiCodeForm(emoji);
-    const reaction = await tx.reaction.findFirst({ where: { messageId: message.id, userId: user.id, emojiCode: code, reactionType: type } });
+    const reaction = await tx.reaction.findFirst({
+      where: { messageId: message.id, userId: user.id, emojiCode: code, reactionType: type },
+    });
     if (!reaction) throw reactionMissing();
     await tx.reaction.delete({ where: { id: reaction.id } });
     const audience = await messageAudience(tx, message);
-    const event = reactionEvent('remove', user, apiEmail(user, host), message.id, reaction.emojiName, emoji);
+    const event = reactionEvent(
+      'remove',
+      user,
+      apiEmail(user, host),
+      message.id,
+      reaction.emojiName,
+      emoji,
+    );
     onCommit(() => services.bus.publish(event, audience));
   });
 }

@@ -24,8 +24,17 @@ async function firstBytes(path: string): Promise<Buffer> {
 }
 
 /** Stores `image` as the organization's custom emoji `name` (already checked), uploaded by `author`. */
-export async function doAddRealmEmoji(services: Services, realm: Realm, author: User, name: string, image: UploadedFile): Promise<void> {
-  const ext = emojiImageExtension(contentTypeOf(image.type, image.name), await firstBytes(image.path));
+export async function doAddRealmEmoji(
+  services: Services,
+  realm: Realm,
+  author: User,
+  name: string,
+  image: UploadedFile,
+): Promise<void> {
+  const ext = emojiImageExtension(
+    contentTypeOf(image.type, image.name),
+    await firstBytes(image.path),
+  );
   // An unguessable name, so that images cannot be listed by counting.
   const fileName = `${randomBytes(8).toString('hex')}${ext}`;
   const target = inside(services.config.uploadsDir, `${realm.id}/emoji/images/${fileName}`);
@@ -36,11 +45,16 @@ export async function doAddRealmEmoji(services: Services, realm: Realm, author: 
   await rm(image.path, { force: true });
   try {
     await services.db.write(async (tx, onCommit) => {
-      if (await tx.realmEmoji.findFirst({ where: { realmId: realm.id, name, deactivated: false } })) throw alreadyExists();
-      await tx.realmEmoji.create({ data: { realmId: realm.id, name, authorId: author.id, fileName } });
+      if (await tx.realmEmoji.findFirst({ where: { realmId: realm.id, name, deactivated: false } }))
+        throw alreadyExists();
+      await tx.realmEmoji.create({
+        data: { realmId: realm.id, name, authorId: author.id, fileName },
+      });
       const emoji = await realmEmojiMap(tx, realm.id);
       const everyone = await activeUserIds(tx, realm.id);
-      onCommit(() => services.bus.publish({ type: 'realm_emoji', op: 'update', realm_emoji: emoji }, everyone));
+      onCommit(() =>
+        services.bus.publish({ type: 'realm_emoji', op: 'update', realm_emoji: emoji }, everyone),
+      );
     });
   } catch (error) {
     await rm(target, { force: true });

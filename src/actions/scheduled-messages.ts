@@ -27,14 +27,40 @@ function storedType(type: string): string {
 }
 
 /** Schedules a message from `sender` for `at`; returns the scheduled message's ID. */
-export async function doCreateScheduledMessage(services: Services, realm: Realm, sender: User, message: ScheduledContent & { at: Date; readBySender?: boolean }): Promise<number> {
+export async function doCreateScheduledMessage(
+  services: Services,
+  realm: Realm,
+  sender: User,
+  message: ScheduledContent & { at: Date; readBySender?: boolean },
+): Promise<number> {
   checkDeliveryTime(message.at, new Date());
   return services.db.write(async (tx, onCommit) => {
-    const row = await checkScheduledContent(tx, realm, sender, { ...message, type: storedType(message.type) }, services.config.externalUrl);
+    const row = await checkScheduledContent(
+      tx,
+      realm,
+      sender,
+      { ...message, type: storedType(message.type) },
+      services.config.externalUrl,
+    );
     const created = await tx.scheduledMessage.create({
-      data: { realmId: realm.id, senderId: sender.id, ...row, scheduledTimestamp: message.at, readBySender: message.readBySender ?? false },
+      data: {
+        realmId: realm.id,
+        senderId: sender.id,
+        ...row,
+        scheduledTimestamp: message.at,
+        readBySender: message.readBySender ?? false,
+      },
     });
-    onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'add', scheduled_messages: [presentScheduledMessage(created)] }, [sender.id]));
+    onCommit(() =>
+      services.bus.publish(
+        {
+          type: 'scheduled_messages',
+          op: 'add',
+          scheduled_messages: [presentScheduledMessage(created)],
+        },
+        [sender.id],
+      ),
+    );
     return created.id;
   });
 }
@@ -53,17 +79,26 @@ export interface ScheduledChange {
  * recipients, topic or content re-checks the whole message as a send would;
  * a failed message needs a new time, and the edit clears its failure.
  */
-export async function doUpdateScheduledMessage(services: Services, realm: Realm, sender: User, id: number, change: ScheduledChange): Promise<void> {
+export async function doUpdateScheduledMessage(
+  services: Services,
+  realm: Realm,
+  sender: User,
+  id: number,
+  change: ScheduledChange,
+): Promise<void> {
   if (Object.values(change).every((v) => v === undefined)) throw badRequest('Nothing to change');
-  if (change.type !== undefined && change.to === undefined) throw badRequest('Recipient required when updating type of scheduled message.');
+  if (change.type !== undefined && change.to === undefined)
+    throw badRequest('Recipient required when updating type of scheduled message.');
   const newType = change.type === undefined ? undefined : storedType(change.type);
-  if (newType === 'stream' && change.topic === undefined) throw badRequest('Topic required when updating scheduled message type to channel.');
+  if (newType === 'stream' && change.topic === undefined)
+    throw badRequest('Topic required when updating scheduled message type to channel.');
   if (change.at) checkDeliveryTime(change.at, new Date());
   await services.db.write(async (tx, onCommit) => {
     const existing = await tx.scheduledMessage.findFirst({ where: { id, senderId: sender.id } });
     if (!existing) throw missing();
     if (existing.delivered) throw badRequest('Scheduled message was already sent');
-    if (existing.failed && change.at === undefined) throw badRequest('Scheduled delivery time must be in the future.');
+    if (existing.failed && change.at === undefined)
+      throw badRequest('Scheduled delivery time must be in the future.');
     const data: Partial<ScheduledMessage> = { failed: false, failureMessage: null };
     if (change.to !== undefined || change.topic !== undefined || change.content !== undefined) {
       const type = newType ?? existing.type;
@@ -73,21 +108,42 @@ export async function doUpdateScheduledMessage(services: Services, realm: Realm,
         topic: type === 'stream' ? (change.topic ?? existing.topic) : undefined,
         content: change.content ?? existing.content,
       };
-      Object.assign(data, await checkScheduledContent(tx, realm, sender, message, services.config.externalUrl));
+      Object.assign(
+        data,
+        await checkScheduledContent(tx, realm, sender, message, services.config.externalUrl),
+      );
     }
     if (change.at) data.scheduledTimestamp = change.at;
     const updated = await tx.scheduledMessage.update({ where: { id: existing.id }, data });
-    onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'update', scheduled_message: presentScheduledMessage(updated) }, [sender.id]));
+    onCommit(() =>
+      services.bus.publish(
+        {
+          type: 'scheduled_messages',
+          op: 'update',
+          scheduled_message: presentScheduledMessage(updated),
+        },
+        [sender.id],
+      ),
+    );
   });
 }
 
 /** Cancels one of `sender`'s scheduled messages. */
-export async function doDeleteScheduledMessage(services: Services, sender: User, id: number): Promise<void> {
+export async function doDeleteScheduledMessage(
+  services: Services,
+  sender: User,
+  id: number,
+): Promise<void> {
   await services.db.write(async (tx, onCommit) => {
     const existing = await tx.scheduledMessage.findFirst({ where: { id, senderId: sender.id } });
     if (!existing) throw missing();
     await tx.scheduledMessage.delete({ where: { id: existing.id } });
-    onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: existing.id }, [sender.id]));
+    onCommit(() =>
+      services.bus.publish(
+        { type: 'scheduled_messages', op: 'remove', scheduled_message_id: existing.id },
+        [sender.id],
+      ),
+    );
   });
 }
 
@@ -100,7 +156,10 @@ export async function doDeleteScheduledMessage(services: Services, sender: User,
  */
 export async function doDeliverScheduledMessages(services: Services, now: Date): Promise<number> {
   const due = await services.db.read((db) =>
-    db.scheduledMessage.findMany({ where: { delivered: false, failed: false, scheduledTimestamp: { lte: now } }, orderBy: [{ scheduledTimestamp: 'asc' }, { id: 'asc' }] }),
+    db.scheduledMessage.findMany({
+      where: { delivered: false, failed: false, scheduledTimestamp: { lte: now } },
+      orderBy: [{ scheduledTimestamp: 'asc' }, { id: 'asc' }],
+    }),
   );
   let handled = 0;
   for (const message of due) {
@@ -109,7 +168,10 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
       // leaves the message either sent and marked, or untouched for the next
       // tick; and a second process finds it claimed and skips it.
       const sent = await services.db.write(async (tx, onCommit) => {
-        const claimed = await tx.scheduledMessage.updateMany({ where: { id: message.id, delivered: false, failed: false }, data: { delivered: true } });
+        const claimed = await tx.scheduledMessage.updateMany({
+          where: { id: message.id, delivered: false, failed: false },
+          data: { delivered: true },
+        });
         if (claimed.count === 0) return false; // edited, deleted or taken by another process meanwhile
         const { realm, sender } = await checkDeliverable(tx, message, now);
         const messageId = await sendMessageIn(tx, onCommit, services, realm, sender, {
@@ -119,20 +181,44 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
           content: message.content,
           readBySender: message.readBySender,
         });
-        await tx.scheduledMessage.update({ where: { id: message.id }, data: { deliveredMessageId: messageId } });
-        onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'remove', scheduled_message_id: message.id }, [message.senderId]));
+        await tx.scheduledMessage.update({
+          where: { id: message.id },
+          data: { deliveredMessageId: messageId },
+        });
+        onCommit(() =>
+          services.bus.publish(
+            { type: 'scheduled_messages', op: 'remove', scheduled_message_id: message.id },
+            [message.senderId],
+          ),
+        );
         return true;
       });
       if (sent) handled++;
     } catch (error) {
       handled++;
       const reason = error instanceof ApiError ? error.message : 'Internal server error';
-      if (!(error instanceof ApiError)) services.log.error('scheduled message delivery failed', { scheduledMessageId: message.id, error: String(error) });
+      if (!(error instanceof ApiError))
+        services.log.error('scheduled message delivery failed', {
+          scheduledMessageId: message.id,
+          error: String(error),
+        });
       await services.db.write(async (tx, onCommit) => {
-        const marked = await tx.scheduledMessage.updateMany({ where: { id: message.id, delivered: false }, data: { failed: true, failureMessage: reason } });
+        const marked = await tx.scheduledMessage.updateMany({
+          where: { id: message.id, delivered: false },
+          data: { failed: true, failureMessage: reason },
+        });
         if (marked.count === 0) return;
         const failed = await tx.scheduledMessage.findUniqueOrThrow({ where: { id: message.id } });
-        onCommit(() => services.bus.publish({ type: 'scheduled_messages', op: 'update', scheduled_message: presentScheduledMessage(failed) }, [message.senderId]));
+        onCommit(() =>
+          services.bus.publish(
+            {
+              type: 'scheduled_messages',
+              op: 'update',
+              scheduled_message: presentScheduledMessage(failed),
+            },
+            [message.senderId],
+          ),
+        );
       });
     }
   }
@@ -140,11 +226,16 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
 }
 
 /** The sender and organization of a due message, after the checks an authenticated request would pass. */
-async function checkDeliverable(tx: Db, message: ScheduledMessage, now: Date): Promise<{ realm: Realm; sender: User }> {
+async function checkDeliverable(
+  tx: Db,
+  message: ScheduledMessage,
+  now: Date,
+): Promise<{ realm: Realm; sender: User }> {
   const sender = await tx.user.findUniqueOrThrow({ where: { id: message.senderId } });
   const realm = await tx.realm.findUniqueOrThrow({ where: { id: sender.realmId } });
   if (realm.deactivated) throw badRequest('This organization has been deactivated');
   if (!sender.isActive) throw badRequest('Account is deactivated');
-  if (now.getTime() > message.scheduledTimestamp.getTime() + LATE_DELIVERY_CUTOFF_MS) throw badRequest('Message could not be sent at the scheduled time.');
+  if (now.getTime() > message.scheduledTimestamp.getTime() + LATE_DELIVERY_CUTOFF_MS)
+    throw badRequest('Message could not be sent at the scheduled time.');
   return { realm, sender };
 }

@@ -5,11 +5,21 @@ import type { Realm, Stream, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME, Role, SystemGroup } from '../lib/constants';
-import { canonicalSettingValue, checkSettingChange, readGroupSettingValue, type GroupSettingValue } from '../lib/groups/group-settings';
+import {
+  canonicalSettingValue,
+  checkSettingChange,
+  readGroupSettingValue,
+  type GroupSettingValue,
+} from '../lib/groups/group-settings';
 import { resolveGroupSettingValue } from './group-settings';
 import type { ChannelAccess } from '../lib/channels/stream-access';
 import { metadataAccessUserIds } from '../lib/channels/stream-audience';
-import { everyoneAllowed, streamGroupSettings, systemGroupIds, type StreamGroupSetting } from '../lib/channels/streams';
+import {
+  everyoneAllowed,
+  streamGroupSettings,
+  systemGroupIds,
+  type StreamGroupSetting,
+} from '../lib/channels/streams';
 import type { Services } from '../services';
 
 /** A `{new, old}` change of one permission setting. */
@@ -29,43 +39,95 @@ export interface StreamSettingChanges {
 }
 
 /** Settings that also need content access to change (they grant it). */
-const contentGranting = new Set<StreamGroupSetting>(['can_add_subscribers_group', 'can_subscribe_group']);
+const contentGranting = new Set<StreamGroupSetting>([
+  'can_add_subscribers_group',
+  'can_subscribe_group',
+]);
 
 /** Applies setting changes to `stream` (already checked administrable); returns the updated row. */
-export async function applyStreamSettings(tx: Db, onCommit: OnCommit, services: Services, realm: Realm, user: User, access: ChannelAccess, stream: Stream, changes: StreamSettingChanges): Promise<Stream> {
+export async function applyStreamSettings(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  user: User,
+  access: ChannelAccess,
+  stream: Stream,
+  changes: StreamSettingChanges,
+): Promise<Stream> {
   const events: Record<string, unknown>[] = [];
-  const event = (property: string, value: unknown) => events.push({ type: 'stream', op: 'update', stream_id: stream.id, name: stream.name, property, value });
+  const event = (property: string, value: unknown) =>
+    events.push({
+      type: 'stream',
+      op: 'update',
+      stream_id: stream.id,
+      name: stream.name,
+      property,
+      value,
+    });
   if (changes.messageRetentionDays !== undefined) {
-    if (user.role !== Role.OWNER) throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
-    stream = await tx.stream.update({ where: { id: stream.id }, data: { messageRetentionDays: changes.messageRetentionDays } });
+    if (user.role !== Role.OWNER)
+      throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
+    stream = await tx.stream.update({
+      where: { id: stream.id },
+      data: { messageRetentionDays: changes.messageRetentionDays },
+    });
     event('message_retention_days', changes.messageRetentionDays);
   }
   if (changes.topicsPolicy !== undefined) {
     if (user.role > Role.MEMBER) throw badRequest('Insufficient permission');
-    if (changes.topicsPolicy === 'empty_topic_only' && (await tx.message.findFirst({ where: { streamId: stream.id, topic: { not: '' } }, select: { id: true } }))) {
-      throw badRequest(`To enable this configuration, all messages in this channel must be in the ${EMPTY_TOPIC_DISPLAY_NAME} topic. Consider renaming or deleting other topics.`);
+    if (
+      changes.topicsPolicy === 'empty_topic_only' &&
+      (await tx.message.findFirst({
+        where: { streamId: stream.id, topic: { not: '' } },
+        select: { id: true },
+      }))
+    ) {
+      throw badRequest(
+        `To enable this configuration, all messages in this channel must be in the ${EMPTY_TOPIC_DISPLAY_NAME} topic. Consider renaming or deleting other topics.`,
+      );
     }
-    stream = await tx.stream.update({ where: { id: stream.id }, data: { topicsPolicy: changes.topicsPolicy } });
+    stream = await tx.stream.update({
+      where: { id: stream.id },
+      data: { topicsPolicy: changes.topicsPolicy },
+    });
     event('topics_policy', changes.topicsPolicy);
   }
   if (changes.folderId !== undefined) {
     // This server keeps no channel folders, so only "no folder" is a valid value.
     if (changes.folderId !== null) throw badRequest('Invalid channel folder ID');
   }
-  const requested = Object.entries(changes.groups ?? {}) as [StreamGroupSetting, GroupSettingChange][];
+  const requested = Object.entries(changes.groups ?? {}) as [
+    StreamGroupSetting,
+    GroupSettingChange,
+  ][];
   if (requested.length > 0) {
     const nobodyId = (await systemGroupIds(tx, realm.id)).get(SystemGroup.NOBODY)!;
     for (const [setting, change] of requested) {
       const column = streamGroupSettings[setting];
       const current = await readGroupSettingValue(tx, stream[column]);
       const next = canonicalSettingValue(change.new, nobodyId);
-      const expected = change.old === undefined ? undefined : canonicalSettingValue(change.old, nobodyId);
+      const expected =
+        change.old === undefined ? undefined : canonicalSettingValue(change.old, nobodyId);
       if (!checkSettingChange(current, next, expected)) continue;
-      if (contentGranting.has(setting) && !(await access.hasContentAccess(stream))) throw badRequest('Channel content access is required.');
-      if ((setting === 'can_delete_any_message_group' || setting === 'can_delete_own_message_group') && next !== nobodyId && user.role > Role.MODERATOR) {
+      if (contentGranting.has(setting) && !(await access.hasContentAccess(stream)))
+        throw badRequest('Channel content access is required.');
+      if (
+        (setting === 'can_delete_any_message_group' ||
+          setting === 'can_delete_own_message_group') &&
+        next !== nobodyId &&
+        user.role > Role.MODERATOR
+      ) {
         throw badRequest('Insufficient permission');
       }
-      const groupId = await resolveGroupSettingValue(tx, realm.id, setting, { allowNobody: true, allowEveryone: everyoneAllowed.has(setting) }, next, stream[column]);
+      const groupId = await resolveGroupSettingValue(
+        tx,
+        realm.id,
+        setting,
+        { allowNobody: true, allowEveryone: everyoneAllowed.has(setting) },
+        next,
+        stream[column],
+      );
       stream = await tx.stream.update({ where: { id: stream.id }, data: { [column]: groupId } });
       event(setting, await readGroupSettingValue(tx, groupId));
     }

@@ -4,11 +4,21 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
-import { contentTypeOf, newPathId, storedFilePath, type UploadedFile } from '../lib/uploads/uploads';
+import {
+  contentTypeOf,
+  newPathId,
+  storedFilePath,
+  type UploadedFile,
+} from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 /** Stores `file` for `user` and returns its path id and stored name. */
-export async function doUploadFile(services: Services, realm: Realm, user: User, file: UploadedFile): Promise<{ pathId: string; fileName: string }> {
+export async function doUploadFile(
+  services: Services,
+  realm: Realm,
+  user: User,
+  file: UploadedFile,
+): Promise<{ pathId: string; fileName: string }> {
   // The name as the client sent it is kept for display; the path holds a safe copy.
   const fileName = file.name.split(/[\\/]/).pop() || 'uploaded-file';
   const pathId = newPathId(realm.id, file.name);
@@ -21,7 +31,14 @@ export async function doUploadFile(services: Services, realm: Realm, user: User,
   try {
     await services.db.write(async (tx) => {
       await tx.attachment.create({
-        data: { realmId: realm.id, ownerId: user.id, fileName, pathId, size: file.size, contentType: contentTypeOf(file.type, file.name) },
+        data: {
+          realmId: realm.id,
+          ownerId: user.id,
+          fileName,
+          pathId,
+          size: file.size,
+          contentType: contentTypeOf(file.type, file.name),
+        },
       });
     });
   } catch (error) {

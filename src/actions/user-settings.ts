@@ -24,9 +24,14 @@ function isTimeZone(zone: string): boolean {
 }
 
 /** Applies `change` to `user`; settings equal to their current value change nothing. */
-export async function doUpdateUserSettings(services: Services, user: User, change: SettingsChange): Promise<void> {
+export async function doUpdateUserSettings(
+  services: Services,
+  user: User,
+  change: SettingsChange,
+): Promise<void> {
   const settings = change.settings;
-  if (typeof settings.timezone === 'string' && !isTimeZone(settings.timezone)) throw new ApiError('Invalid timezone');
+  if (typeof settings.timezone === 'string' && !isTimeZone(settings.timezone))
+    throw new ApiError('Invalid timezone');
   const fullName = change.fullName?.trim();
   if (change.fullName !== undefined && !fullName) throw new ApiError('Name too short!');
   await services.db.write(async (tx, onCommit) => {
@@ -44,18 +49,28 @@ export async function doUpdateUserSettings(services: Services, user: User, chang
     if (Object.keys(data).length === 0) return;
     await tx.user.update({ where: { id: user.id }, data });
     // Turning synchronization off deletes the stored drafts (without events, as Zulip).
-    if (data.enableDraftsSynchronization === false) await tx.draft.deleteMany({ where: { userId: user.id } });
+    if (data.enableDraftsSynchronization === false)
+      await tx.draft.deleteMany({ where: { userId: user.id } });
     // The name and time zone are part of the user object everyone holds.
     const sharedChanges: Record<string, unknown>[] = [];
     if (renamed) sharedChanges.push({ full_name: fullName });
     if ('timezone' in data) sharedChanges.push({ timezone: data.timezone });
-    const everyone = sharedChanges.length ? await tx.user.findMany({ where: { realmId: user.realmId, isActive: true }, select: { id: true } }) : [];
+    const everyone = sharedChanges.length
+      ? await tx.user.findMany({
+          where: { realmId: user.realmId, isActive: true },
+          select: { id: true },
+        })
+      : [];
     const others = await ownSettingsEvents(tx, current, data, services.config.externalUrl);
     onCommit(() => {
       services.auth.forgetUser(user.id);
-      for (const [property, value] of changed) services.bus.publish({ type: 'user_settings', op: 'update', property, value }, [user.id]);
+      for (const [property, value] of changed)
+        services.bus.publish({ type: 'user_settings', op: 'update', property, value }, [user.id]);
       for (const fields of sharedChanges) {
-        services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } }, everyone.map((u) => u.id));
+        services.bus.publish(
+          { type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } },
+          everyone.map((u) => u.id),
+        );
       }
       for (const { event, userIds } of others) services.bus.publish(event, userIds);
     });

@@ -20,11 +20,16 @@ export interface StatusChange {
  * Checks and applies a status change to `target` (the requester, or a user an
  * administrator acts for), following Zulip's order of checks.
  */
-export async function doUpdateUserStatus(services: Services, target: User, change: StatusChange): Promise<void> {
+export async function doUpdateUserStatus(
+  services: Services,
+  target: User,
+  change: StatusChange,
+): Promise<void> {
   const statusText = change.statusText?.trim();
   const { emojiName } = change;
   let { emojiCode, reactionType } = change;
-  if (change.away === undefined && statusText === undefined && emojiName === undefined) throw new ApiError('Client did not pass any new values.');
+  if (change.away === undefined && statusText === undefined && emojiName === undefined)
+    throw new ApiError('Client did not pass any new values.');
   if (emojiName === '') {
     emojiCode = '';
     reactionType = ReactionType.UNICODE;
@@ -34,29 +39,53 @@ export async function doUpdateUserStatus(services: Services, target: User, chang
       emojiCode ??= found.code;
       reactionType ??= found.type;
     }
-    await services.db.read((db) => checkEmoji(db, target.realmId, emojiName!, { code: emojiCode!, type: reactionType! }));
+    await services.db.read((db) =>
+      checkEmoji(db, target.realmId, emojiName!, { code: emojiCode!, type: reactionType! }),
+    );
   } else if (emojiCode || reactionType) {
-    throw new ApiError('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
+    throw new ApiError(
+      'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+    );
   }
 
   await services.db.write(async (tx, onCommit) => {
     const presenceChanged = change.away !== undefined && target.presenceEnabled === change.away;
-    if (presenceChanged) await tx.user.update({ where: { id: target.id }, data: { presenceEnabled: !change.away } });
+    if (presenceChanged)
+      await tx.user.update({ where: { id: target.id }, data: { presenceEnabled: !change.away } });
     const data = {
       ...(statusText !== undefined ? { statusText } : {}),
-      ...(emojiName !== undefined ? { emojiName, emojiCode: emojiCode!, reactionType: reactionType! } : {}),
+      ...(emojiName !== undefined
+        ? { emojiName, emojiCode: emojiCode!, reactionType: reactionType! }
+        : {}),
       timestamp: new Date(),
     };
-    await tx.userStatus.upsert({ where: { userId: target.id }, create: { userId: target.id, ...data }, update: data });
+    await tx.userStatus.upsert({
+      where: { userId: target.id },
+      create: { userId: target.id, ...data },
+      update: data,
+    });
     const everyone = await activeUserIds(tx, target.realmId);
     const event: Record<string, unknown> = { type: 'user_status', user_id: target.id };
     if (change.away !== undefined) event.away = change.away;
     if (statusText !== undefined) event.status_text = statusText;
-    if (emojiName !== undefined) Object.assign(event, { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType });
+    if (emojiName !== undefined)
+      Object.assign(event, {
+        emoji_name: emojiName,
+        emoji_code: emojiCode,
+        reaction_type: reactionType,
+      });
     onCommit(() => {
       if (presenceChanged) {
         services.auth.forgetUser(target.id);
-        services.bus.publish({ type: 'user_settings', op: 'update', property: 'presence_enabled', value: !change.away }, [target.id]);
+        services.bus.publish(
+          {
+            type: 'user_settings',
+            op: 'update',
+            property: 'presence_enabled',
+            value: !change.away,
+          },
+          [target.id],
+        );
       }
       services.bus.publish(event as { type: string }, everyone);
     });

@@ -7,8 +7,19 @@ import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
 import { generateApiKey, hashPassword } from '../lib/users/secrets';
 import { presentUserStatus } from '../lib/users/user-status';
-import { activeUserIds, anonymousSettingEvents, pastWaitingPeriod, systemGroupsFor } from '../lib/users/user-events';
-import { avatarUrl, canSeeDeliveryEmail, presentUser, realmHost, EmailVisibility } from '../lib/users/users';
+import {
+  activeUserIds,
+  anonymousSettingEvents,
+  pastWaitingPeriod,
+  systemGroupsFor,
+} from '../lib/users/user-events';
+import {
+  avatarUrl,
+  canSeeDeliveryEmail,
+  presentUser,
+  realmHost,
+  EmailVisibility,
+} from '../lib/users/users';
 import type { Services } from '../services';
 import { applyProfileData, type ProfileDataChange } from './profile-fields';
 
@@ -54,12 +65,21 @@ export function checkNewUser(input: NewUser): void {
  * Inserts a user inside an open transaction; `passwordHash` is computed by the
  * caller beforehand so no transaction waits on Argon2.
  */
-export async function insertUser(tx: Db, onCommit: OnCommit, services: Services, givenRealm: Realm, input: NewUser, passwordHash: string | null): Promise<User> {
+export async function insertUser(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  givenRealm: Realm,
+  input: NewUser,
+  passwordHash: string | null,
+): Promise<User> {
   checkNewUser(input);
   // The caller's copy may predate a settings change: the defaults come from the row.
   const realm = await tx.realm.findUniqueOrThrow({ where: { id: givenRealm.id } });
   const emailLower = input.email.toLowerCase();
-  if (await tx.user.findUnique({ where: { realmId_emailLower: { realmId: realm.id, emailLower } } })) {
+  if (
+    await tx.user.findUnique({ where: { realmId_emailLower: { realmId: realm.id, emailLower } } })
+  ) {
     throw new ApiError('Email is already in use.');
   }
   const user = await tx.user.create({
@@ -78,38 +98,75 @@ export async function insertUser(tx: Db, onCommit: OnCommit, services: Services,
     },
   });
   const groups = await tx.userGroup.findMany({
-    where: { realmId: realm.id, isSystemGroup: true, name: { in: systemGroupsFor(input.role, realm.waitingPeriodThreshold === 0) } },
+    where: {
+      realmId: realm.id,
+      isSystemGroup: true,
+      name: { in: systemGroupsFor(input.role, realm.waitingPeriodThreshold === 0) },
+    },
     select: { id: true },
   });
-  await tx.userGroupMember.createMany({ data: groups.map((g) => ({ groupId: g.id, userId: user.id })) });
-  const everyone = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } });
+  await tx.userGroupMember.createMany({
+    data: groups.map((g) => ({ groupId: g.id, userId: user.id })),
+  });
+  const everyone = await tx.user.findMany({
+    where: { realmId: realm.id, isActive: true },
+    select: { id: true, role: true },
+  });
   const host = realmHost(realm, services.config.externalUrl);
   onCommit(() => {
     for (const viewer of everyone) {
-      const person = presentUser(user, viewer, host, { clientGravatar: false, profileData: new Map() });
+      const person = presentUser(user, viewer, host, {
+        clientGravatar: false,
+        profileData: new Map(),
+      });
       services.bus.publish({ type: 'realm_user', op: 'add', person }, [viewer.id]);
     }
-    for (const group of groups) services.bus.publish({ type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] }, everyone.map((u) => u.id));
+    for (const group of groups)
+      services.bus.publish(
+        { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] },
+        everyone.map((u) => u.id),
+      );
   });
   return user;
 }
 
 /** Creates a user in `realm`. */
-export async function doCreateUser(services: Services, realm: Realm, input: NewUser): Promise<User> {
+export async function doCreateUser(
+  services: Services,
+  realm: Realm,
+  input: NewUser,
+): Promise<User> {
   checkNewUser(input);
   const passwordHash = input.password === null ? null : await hashPassword(input.password);
-  return services.db.write((tx, onCommit) => insertUser(tx, onCommit, services, realm, input, passwordHash));
+  return services.db.write((tx, onCommit) =>
+    insertUser(tx, onCommit, services, realm, input, passwordHash),
+  );
 }
 
 /** POST /users: an administrator holding can_create_users creates an account. */
-export async function doCreateUserByAdmin(services: Services, actor: User, realm: Realm, input: { email: string; password: string; fullName: string }): Promise<User> {
-  if (actor.role > Role.ADMINISTRATOR) throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+export async function doCreateUserByAdmin(
+  services: Services,
+  actor: User,
+  realm: Realm,
+  input: { email: string; password: string; fullName: string },
+): Promise<User> {
+  if (actor.role > Role.ADMINISTRATOR)
+    throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
   if (!actor.canCreateUsers) throw new ApiError('User not authorized to create users');
   const fullName = checkFullName(input.fullName);
   if (!emailFormat.test(input.email)) throw new ApiError('Bad name or username');
-  const taken = await services.db.read((db) => db.user.findUnique({ where: { realmId_emailLower: { realmId: realm.id, emailLower: input.email.toLowerCase() } } }));
+  const taken = await services.db.read((db) =>
+    db.user.findUnique({
+      where: { realmId_emailLower: { realmId: realm.id, emailLower: input.email.toLowerCase() } },
+    }),
+  );
   if (taken) throw new ApiError(`Email '${input.email}' already in use`);
-  return doCreateUser(services, realm, { email: input.email, fullName, password: input.password, role: Role.MEMBER });
+  return doCreateUser(services, realm, {
+    email: input.email,
+    fullName,
+    password: input.password,
+    role: Role.MEMBER,
+  });
 }
 
 /** The changes PATCH /users/{user_id} asks for. */
@@ -123,20 +180,32 @@ export interface UserChange {
 /** Whether `user` is the only active human owner of the realm. */
 async function isLastOwner(db: Db, user: User): Promise<boolean> {
   if (user.role !== Role.OWNER || user.isBot) return false;
-  const owners = await db.user.count({ where: { realmId: user.realmId, role: Role.OWNER, isActive: true, isBot: false } });
+  const owners = await db.user.count({
+    where: { realmId: user.realmId, role: Role.OWNER, isActive: true, isBot: false },
+  });
   return owners <= 1;
 }
 
 /** Moves `user` to the system groups of `role`; returns the memberships removed and added. */
 async function syncSystemGroups(tx: Db, user: User, role: number, realm: Realm) {
-  const wanted = systemGroupsFor(role, pastWaitingPeriod(user.dateJoined, realm.waitingPeriodThreshold));
-  const system = await tx.userGroup.findMany({ where: { realmId: realm.id, isSystemGroup: true }, select: { id: true, name: true } });
-  const current = await tx.userGroupMember.findMany({ where: { userId: user.id, groupId: { in: system.map((g) => g.id) } } });
+  const wanted = systemGroupsFor(
+    role,
+    pastWaitingPeriod(user.dateJoined, realm.waitingPeriodThreshold),
+  );
+  const system = await tx.userGroup.findMany({
+    where: { realmId: realm.id, isSystemGroup: true },
+    select: { id: true, name: true },
+  });
+  const current = await tx.userGroupMember.findMany({
+    where: { userId: user.id, groupId: { in: system.map((g) => g.id) } },
+  });
   const wantedIds = system.filter((g) => wanted.includes(g.name as never)).map((g) => g.id);
   const removed = current.map((m) => m.groupId).filter((id) => !wantedIds.includes(id));
   const added = wantedIds.filter((id) => !current.some((m) => m.groupId === id));
   await tx.userGroupMember.deleteMany({ where: { userId: user.id, groupId: { in: removed } } });
-  await tx.userGroupMember.createMany({ data: added.map((groupId) => ({ groupId, userId: user.id })) });
+  await tx.userGroupMember.createMany({
+    data: added.map((groupId) => ({ groupId, userId: user.id })),
+  });
   return { removed, added };
 }
 
@@ -145,48 +214,127 @@ async function syncSystemGroups(tx: Db, user: User, role: number, realm: Realm) 
  * user's role, name, custom profile field values or (owners holding
  * can_change_user_emails) email address.
  */
-export async function doUpdateUser(services: Services, actor: User, target: User, change: UserChange): Promise<void> {
-  const realm = await services.db.read((db) => db.realm.findUniqueOrThrow({ where: { id: target.realmId } }));
+export async function doUpdateUser(
+  services: Services,
+  actor: User,
+  target: User,
+  change: UserChange,
+): Promise<void> {
+  const realm = await services.db.read((db) =>
+    db.realm.findUniqueOrThrow({ where: { id: target.realmId } }),
+  );
   if (change.newEmail !== undefined) {
-    if (actor.role !== Role.OWNER || !actor.canChangeUserEmails) throw new ApiError('User not authorized to change user emails');
+    if (actor.role !== Role.OWNER || !actor.canChangeUserEmails)
+      throw new ApiError('User not authorized to change user emails');
     if (!emailFormat.test(change.newEmail)) throw new ApiError('Invalid address.');
   }
-  const name = change.fullName !== undefined && change.fullName.trim() !== '' && change.fullName !== target.fullName ? checkFullName(change.fullName) : undefined;
+  const name =
+    change.fullName !== undefined &&
+    change.fullName.trim() !== '' &&
+    change.fullName !== target.fullName
+      ? checkFullName(change.fullName)
+      : undefined;
   await services.db.write(async (tx, onCommit) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: target.id } });
-    const events: { event: { type: string } & Record<string, unknown>; to: number[] | 'all' }[] = [];
+    const events: { event: { type: string } & Record<string, unknown>; to: number[] | 'all' }[] =
+      [];
     if (change.role !== undefined && change.role !== user.role) {
-      if ((change.role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER) throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
-      if (await isLastOwner(tx, user)) throw new ApiError('The owner permission cannot be removed from the only organization owner.');
-      if (user.role === Role.GUEST && change.role <= Role.ADMINISTRATOR) throw new ApiError('Guests cannot be organization administrators');
+      if ((change.role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER)
+        throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
+      if (await isLastOwner(tx, user))
+        throw new ApiError(
+          'The owner permission cannot be removed from the only organization owner.',
+        );
+      if (user.role === Role.GUEST && change.role <= Role.ADMINISTRATOR)
+        throw new ApiError('Guests cannot be organization administrators');
       await tx.user.update({ where: { id: user.id }, data: { role: change.role } });
       const { removed, added } = await syncSystemGroups(tx, user, change.role, realm);
-      events.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, role: change.role } }, to: 'all' });
-      for (const id of removed) events.push({ event: { type: 'user_group', op: 'remove_members', group_id: id, user_ids: [user.id] }, to: 'all' });
-      for (const id of added) events.push({ event: { type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] }, to: 'all' });
+      events.push({
+        event: {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: user.id, role: change.role },
+        },
+        to: 'all',
+      });
+      for (const id of removed)
+        events.push({
+          event: { type: 'user_group', op: 'remove_members', group_id: id, user_ids: [user.id] },
+          to: 'all',
+        });
+      for (const id of added)
+        events.push({
+          event: { type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] },
+          to: 'all',
+        });
     }
     if (name !== undefined && name !== user.fullName) {
       await tx.user.update({ where: { id: user.id }, data: { fullName: name } });
-      events.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: name } }, to: 'all' });
+      events.push({
+        event: { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: name } },
+        to: 'all',
+      });
     }
     if (change.profileData) {
-      for (const person of await applyProfileData(tx, user, change.profileData, services.config.externalUrl.replace(/\/$/, ''))) events.push({ event: { type: 'realm_user', op: 'update', person }, to: 'all' });
+      for (const person of await applyProfileData(
+        tx,
+        user,
+        change.profileData,
+        services.config.externalUrl.replace(/\/$/, ''),
+      ))
+        events.push({ event: { type: 'realm_user', op: 'update', person }, to: 'all' });
     }
-    const viewers = await tx.user.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } });
+    const viewers = await tx.user.findMany({
+      where: { realmId: realm.id, isActive: true },
+      select: { id: true, role: true },
+    });
     if (change.newEmail !== undefined && change.newEmail.toLowerCase() !== user.emailLower) {
       const emailLower = change.newEmail.toLowerCase();
-      if (await tx.user.findUnique({ where: { realmId_emailLower: { realmId: realm.id, emailLower } } })) throw new ApiError('Email is already in use.');
-      const updated = await tx.user.update({ where: { id: user.id }, data: { email: change.newEmail, emailLower } });
+      if (
+        await tx.user.findUnique({
+          where: { realmId_emailLower: { realmId: realm.id, emailLower } },
+        })
+      )
+        throw new ApiError('Email is already in use.');
+      const updated = await tx.user.update({
+        where: { id: user.id },
+        data: { email: change.newEmail, emailLower },
+      });
       for (const viewer of viewers.filter((v) => canSeeDeliveryEmail(v, updated))) {
-        events.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, delivery_email: updated.email } }, to: [viewer.id] });
+        events.push({
+          event: {
+            type: 'realm_user',
+            op: 'update',
+            person: { user_id: user.id, delivery_email: updated.email },
+          },
+          to: [viewer.id],
+        });
       }
       if (updated.isBot || updated.emailAddressVisibility === EmailVisibility.EVERYONE) {
-        events.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, email: updated.email } }, to: 'all' });
+        events.push({
+          event: {
+            type: 'realm_user',
+            op: 'update',
+            person: { user_id: user.id, email: updated.email },
+          },
+          to: 'all',
+        });
       }
       if (updated.avatarSource === 'G') {
         for (const viewer of viewers) {
           const avatar = avatarUrl(updated, false, canSeeDeliveryEmail(viewer, updated));
-          events.push({ event: { type: 'realm_user', op: 'update', person: { user_id: user.id, avatar_url: avatar, avatar_version: updated.avatarVersion } }, to: [viewer.id] });
+          events.push({
+            event: {
+              type: 'realm_user',
+              op: 'update',
+              person: {
+                user_id: user.id,
+                avatar_url: avatar,
+                avatar_version: updated.avatarVersion,
+              },
+            },
+            to: [viewer.id],
+          });
         }
       }
     }
@@ -199,19 +347,31 @@ export async function doUpdateUser(services: Services, actor: User, target: User
 }
 
 /** DELETE /users/{user_id}: deactivates a user and the bots they own. */
-export async function doDeactivateUser(services: Services, actor: User, target: User): Promise<void> {
-  if (target.role === Role.OWNER && actor.role !== Role.OWNER) throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
+export async function doDeactivateUser(
+  services: Services,
+  actor: User,
+  target: User,
+): Promise<void> {
+  if (target.role === Role.OWNER && actor.role !== Role.OWNER)
+    throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
   await services.db.write(async (tx, onCommit) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: target.id } });
-    if (await isLastOwner(tx, user)) throw new ApiError('Cannot deactivate the only organization owner');
-    const bots = await tx.user.findMany({ where: { botOwnerId: user.id, isBot: true, isActive: true }, select: { id: true } });
+    if (await isLastOwner(tx, user))
+      throw new ApiError('Cannot deactivate the only organization owner');
+    const bots = await tx.user.findMany({
+      where: { botOwnerId: user.id, isBot: true, isActive: true },
+      select: { id: true },
+    });
     const ids = [...bots.map((b) => b.id), user.id];
     await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } });
     const remaining = await activeUserIds(tx, user.realmId);
     onCommit(() => {
       for (const id of ids) {
         services.auth.forgetUser(id);
-        services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } }, remaining);
+        services.bus.publish(
+          { type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } },
+          remaining,
+        );
       }
     });
   });
@@ -223,17 +383,36 @@ export async function doReactivateUser(services: Services, target: User): Promis
   await services.db.write(async (tx, onCommit) => {
     await tx.user.update({ where: { id: target.id }, data: { isActive: true } });
     const everyone = await activeUserIds(tx, target.realmId);
-    const direct = await tx.userGroupMember.findMany({ where: { userId: target.id }, include: { group: { select: { name: true } } }, orderBy: { groupId: 'asc' } });
+    const direct = await tx.userGroupMember.findMany({
+      where: { userId: target.id },
+      include: { group: { select: { name: true } } },
+      orderBy: { groupId: 'asc' },
+    });
     const named = direct.filter((m) => m.group.name !== null).map((m) => m.groupId);
-    const settingEvents = await anonymousSettingEvents(tx, target.realmId, direct.filter((m) => m.group.name === null).map((m) => m.groupId));
+    const settingEvents = await anonymousSettingEvents(
+      tx,
+      target.realmId,
+      direct.filter((m) => m.group.name === null).map((m) => m.groupId),
+    );
     // Clients drop a deactivated user's status; give it back to them.
-    const status = presentUserStatus(await tx.userStatus.findUnique({ where: { userId: target.id } }), target.presenceEnabled);
+    const status = presentUserStatus(
+      await tx.userStatus.findUnique({ where: { userId: target.id } }),
+      target.presenceEnabled,
+    );
     onCommit(() => {
       services.auth.forgetUser(target.id);
-      services.bus.publish({ type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } }, everyone);
-      for (const id of named) services.bus.publish({ type: 'user_group', op: 'add_members', group_id: id, user_ids: [target.id] }, everyone);
+      services.bus.publish(
+        { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
+        everyone,
+      );
+      for (const id of named)
+        services.bus.publish(
+          { type: 'user_group', op: 'add_members', group_id: id, user_ids: [target.id] },
+          everyone,
+        );
       for (const event of settingEvents) services.bus.publish(event, everyone);
-      if (Object.keys(status).length > 0) services.bus.publish({ type: 'user_status', user_id: target.id, ...status }, everyone);
+      if (Object.keys(status).length > 0)
+        services.bus.publish({ type: 'user_status', user_id: target.id, ...status }, everyone);
     });
   });
 }

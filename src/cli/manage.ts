@@ -32,13 +32,23 @@ function required(values: Record<string, string | undefined>, name: string): str
 async function createRealm(services: Services, args: string[]): Promise<object> {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, 'owner-name': { type: 'string' }, subdomain: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      'owner-email': { type: 'string' },
+      'owner-password': { type: 'string' },
+      'owner-name': { type: 'string' },
+      subdomain: { type: 'string' },
+    },
   });
   const email = required(values, 'owner-email');
   const { realm, owner } = await doCreateRealm(services, {
     name: required(values, 'name'),
     stringId: values.subdomain ?? '',
-    owner: { email, password: required(values, 'owner-password'), fullName: values['owner-name'] ?? email.split('@')[0] },
+    owner: {
+      email,
+      password: required(values, 'owner-password'),
+      fullName: values['owner-name'] ?? email.split('@')[0],
+    },
   });
   return { realm_id: realm.id, user_id: owner.id, email: owner.email, api_key: owner.apiKey };
 }
@@ -46,15 +56,29 @@ async function createRealm(services: Services, args: string[]): Promise<object> 
 async function createUser(services: Services, args: string[]): Promise<object> {
   const { values } = parseArgs({
     args,
-    options: { email: { type: 'string' }, password: { type: 'string' }, 'full-name': { type: 'string' }, role: { type: 'string' }, subdomain: { type: 'string' } },
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'full-name': { type: 'string' },
+      role: { type: 'string' },
+      subdomain: { type: 'string' },
+    },
   });
   const email = required(values, 'email');
   const roleName = values.role ?? 'member';
   const role = roles[roleName];
-  if (role === undefined) throw new UsageError(`--role must be one of ${Object.keys(roles).join(', ')}`);
-  const realm = await services.db.read((db) => db.realm.findUnique({ where: { stringId: values.subdomain ?? '' } }));
+  if (role === undefined)
+    throw new UsageError(`--role must be one of ${Object.keys(roles).join(', ')}`);
+  const realm = await services.db.read((db) =>
+    db.realm.findUnique({ where: { stringId: values.subdomain ?? '' } }),
+  );
   if (!realm) throw new UsageError('no such organization; create one with create-realm first');
-  const user = await doCreateUser(services, realm, { email, password: required(values, 'password'), fullName: values['full-name'] ?? email.split('@')[0], role });
+  const user = await doCreateUser(services, realm, {
+    email,
+    password: required(values, 'password'),
+    fullName: values['full-name'] ?? email.split('@')[0],
+    role,
+  });
   return { realm_id: realm.id, user_id: user.id, email: user.email, api_key: user.apiKey };
 }
 
@@ -85,8 +109,15 @@ export async function runManage(
     return 0;
   } catch (error) {
     const code = (error as { code?: unknown })?.code;
-    const known = error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
-    const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as Error).message : String(error);
+    const known =
+      error instanceof UsageError ||
+      error instanceof ApiError ||
+      error instanceof ConfigError ||
+      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    const message =
+      typeof (error as { message?: unknown })?.message === 'string'
+        ? (error as Error).message
+        : String(error);
     err(`${command}: ${message}\n`);
     return known ? 2 : 1;
   } finally {

@@ -80,13 +80,16 @@ export class Database {
   async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
     const callbacks: (() => void)[] = [];
     const run = () =>
-      this.client.$transaction((tx) => {
-        if (this.sqlite) statementsOf.set(tx, this.sqlite);
-        return fn(tx, (cb) => callbacks.push(cb));
-      }, {
-        timeout: this.transactionTimeoutMs,
-        maxWait: this.transactionTimeoutMs,
-      });
+      this.client.$transaction(
+        (tx) => {
+          if (this.sqlite) statementsOf.set(tx, this.sqlite);
+          return fn(tx, (cb) => callbacks.push(cb));
+        },
+        {
+          timeout: this.transactionTimeoutMs,
+          maxWait: this.transactionTimeoutMs,
+        },
+      );
     const result = await (this.lock ? this.lock.exclusive(run) : run());
     for (const callback of callbacks) callback();
     return result;

@@ -57,7 +57,10 @@ const pgLedger = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 /** Thrown when an applied migration's file changed afterwards. */
 export class MigrationError extends Error {}
 
-function pending(all: Migration[], applied: { migration_name: string; checksum: string }[]): Migration[] {
+function pending(
+  all: Migration[],
+  applied: { migration_name: string; checksum: string }[],
+): Migration[] {
   const done = new Map(applied.map((row) => [row.migration_name, row.checksum]));
   for (const m of all) {
     const checksum = done.get(m.name);
@@ -74,7 +77,9 @@ function migrateSqlite(file: string): string[] {
     db.pragma('journal_mode = WAL');
     db.exec(sqliteLedger);
     const applied = db
-      .prepare('SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
+      .prepare(
+        'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      )
       .all() as { migration_name: string; checksum: string }[];
     const todo = pending(readMigrations('sqlite'), applied);
     for (const m of todo) {
@@ -91,7 +96,9 @@ function migrateSqlite(file: string): string[] {
   }
 }
 
-async function migratePostgres(target: Extract<DatabaseTarget, { provider: 'postgresql' }>): Promise<string[]> {
+async function migratePostgres(
+  target: Extract<DatabaseTarget, { provider: 'postgresql' }>,
+): Promise<string[]> {
   const client = new PgClient({ connectionString: target.connectionString });
   await client.connect();
   try {

@@ -62,8 +62,13 @@ function converterOf(declared: string | null): (value: unknown) => unknown {
 function objectBuilder(columns: BetterSqlite3.ColumnDefinition[]): (values: unknown[]) => Row {
   const converters = columns.map((c) => converterOf(c.type));
   // A computed key for "__proto__", which as a plain key would set the prototype.
-  const fields = columns.map((c, i) => `${c.name === '__proto__' ? '["__proto__"]' : JSON.stringify(c.name)}: convert[${i}](values[${i}])`);
-  return new Function('convert', `return (values) => ({ ${fields.join(', ')} });`)(converters) as (values: unknown[]) => Row;
+  const fields = columns.map(
+    (c, i) =>
+      `${c.name === '__proto__' ? '["__proto__"]' : JSON.stringify(c.name)}: convert[${i}](values[${i}])`,
+  );
+  return new Function('convert', `return (values) => ({ ${fields.join(', ')} });`)(converters) as (
+    values: unknown[],
+  ) => Row;
 }
 
 /** An argument as the adapter would bind it. */
@@ -91,7 +96,8 @@ export class StatementCache {
       this.entries.delete(source); // re-inserted below as the most recently used
     } else {
       entry = { statement: this.prepare(source), columns: null, toObject: null };
-      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+      if (this.entries.size >= this.capacity)
+        this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(source, entry);
     return entry;
@@ -103,7 +109,9 @@ export class StatementCache {
     const toObject = (entry.toObject ??= objectBuilder(columnsOf(entry)));
     // Integers as numbers here (our columns hold none past 2^53), which
     // spares a bigint per value; the adapter's own reads keep its setting.
-    return (entry.statement.raw(true).safeIntegers(false).all(args.map(bindable)) as unknown[][]).map(toObject) as T[];
+    return (
+      entry.statement.raw(true).safeIntegers(false).all(args.map(bindable)) as unknown[][]
+    ).map(toObject) as T[];
   }
 
   /** Runs a statement that returns no rows; answers how many rows it changed. */
@@ -143,7 +151,9 @@ export class CachingSqliteAdapter extends PrismaBetterSqlite3 {
 
   override async connect() {
     const adapter = await super.connect();
-    this.statements = new StatementCache((adapter as unknown as { client: BetterSqlite3.Database }).client);
+    this.statements = new StatementCache(
+      (adapter as unknown as { client: BetterSqlite3.Database }).client,
+    );
     this.statements.install();
     return adapter;
   }

@@ -11,7 +11,11 @@ export interface EventBus {
    */
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void;
   /** Sends a public channel's message event to the realm's all_public_streams queues, except those of `exceptUserIds`. */
-  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void;
+  publishToPublicChannelQueues(
+    realmId: number,
+    event: EventBody,
+    exceptUserIds: Iterable<number>,
+  ): void;
 }
 
 /** Delivers straight into this process's queues. */
@@ -22,7 +26,11 @@ export class LocalEventBus implements EventBus {
     this.queues.publish(event, userIds, fallback);
   }
 
-  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void {
+  publishToPublicChannelQueues(
+    realmId: number,
+    event: EventBody,
+    exceptUserIds: Iterable<number>,
+  ): void {
     this.queues.publishToPublicChannelQueues(realmId, event, exceptUserIds);
   }
 }

@@ -131,7 +131,10 @@ export class EventQueues {
       const mine = this.byUser.get(userId);
       if (!mine) continue;
       for (const queue of mine) {
-        const body = !fallback || queue.options.clientCapabilities[fallback.capability] === true ? event : fallback.event;
+        const body =
+          !fallback || queue.options.clientCapabilities[fallback.capability] === true
+            ? event
+            : fallback.event;
         if (body) this.deliver(queue, body);
       }
     }
@@ -142,20 +145,35 @@ export class EventQueues {
    * registered with all_public_streams, except those of `exceptUserIds` (the
    * recipients, who get it with their own flags).
    */
-  publishToPublicChannelQueues(realmId: number, event: EventBody, exceptUserIds: Iterable<number>): void {
+  publishToPublicChannelQueues(
+    realmId: number,
+    event: EventBody,
+    exceptUserIds: Iterable<number>,
+  ): void {
     const except = new Set(exceptUserIds);
     for (const queue of this.queues.values()) {
-      if (queue.options.realmId === realmId && queue.options.allPublicStreams && !except.has(queue.options.userId)) this.deliver(queue, event);
+      if (
+        queue.options.realmId === realmId &&
+        queue.options.allPublicStreams &&
+        !except.has(queue.options.userId)
+      )
+        this.deliver(queue, event);
     }
   }
 
   /** Adds `event` to one queue, if the queue wants it, and wakes its poll. */
   deliver(queue: EventQueue, event: EventBody): void {
     if (!queue.wants(event.type)) return;
-    if (event.type === 'message' && queue.options.narrow.length > 0 && !this.narrowFilter(queue, event)) return;
+    if (
+      event.type === 'message' &&
+      queue.options.narrow.length > 0 &&
+      !this.narrowFilter(queue, event)
+    )
+      return;
     queue.lastEventId += 1;
     queue.events.push({ ...this.finalizeEvent(queue, event), id: queue.lastEventId });
-    if (queue.events.length > this.limits.maxEvents) queue.events.splice(0, queue.events.length - this.limits.maxEvents);
+    if (queue.events.length > this.limits.maxEvents)
+      queue.events.splice(0, queue.events.length - this.limits.maxEvents);
     if (queue.waiter) this.scheduleWake(queue);
   }
 
@@ -181,7 +199,12 @@ export class EventQueues {
    * for the next event or, after the heartbeat interval, a heartbeat.
    * `onAbort` lets the caller cancel the wait when its client goes away.
    */
-  poll(queue: EventQueue, lastEventId: number, dontBlock: boolean, onAbort?: (cancel: () => void) => void): Promise<QueuedEvent[]> {
+  poll(
+    queue: EventQueue,
+    lastEventId: number,
+    dontBlock: boolean,
+    onAbort?: (cancel: () => void) => void,
+  ): Promise<QueuedEvent[]> {
     queue.lastTouched = Date.now();
     queue.events = queue.events.filter((e) => e.id > lastEventId);
     if (queue.events.length > 0 || dontBlock) return Promise.resolve(queue.events.slice());

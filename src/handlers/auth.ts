@@ -11,13 +11,18 @@ export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, serv
   limits.login.check(key);
   const realm = await db.read((tx) => realmForHost(tx, host, config.externalUrl));
   const user = await db.read((tx) =>
-    tx.user.findUnique({ where: { realmId_emailLower: { realmId: realm.id, emailLower: params.username.toLowerCase() } } }),
+    tx.user.findUnique({
+      where: {
+        realmId_emailLower: { realmId: realm.id, emailLower: params.username.toLowerCase() },
+      },
+    }),
   );
   if (!user || !(await checkPassword(user.passwordHash, params.password))) {
     limits.login.hit(key);
     throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
   }
-  if (realm.deactivated) throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
+  if (realm.deactivated)
+    throw unauthorized('This organization has been deactivated', 'REALM_DEACTIVATED');
   if (!user.isActive) throw unauthorized('Account is deactivated', 'USER_DEACTIVATED');
   if (user.isBot) throw new ApiError('This endpoint is not available to bots.', 'BAD_REQUEST', 401);
   return { api_key: user.apiKey, email: user.email, user_id: user.id };

@@ -1,6 +1,11 @@
 // Drafts: GET and POST /drafts, PATCH and DELETE /drafts/{draft_id}.
 import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/drafts';
-import { checkDraftsEnabled, listDrafts, presentDraft, type DraftInput } from '../lib/messages/drafts';
+import {
+  checkDraftsEnabled,
+  listDrafts,
+  presentDraft,
+  type DraftInput,
+} from '../lib/messages/drafts';
 import type { Handler, HandlerMap } from './types';
 
 /** Lists the user's drafts. */

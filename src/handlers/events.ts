@@ -7,9 +7,15 @@ import { stateProviders } from './register-state';
 import type { Handler, HandlerMap } from './types';
 
 /** Creates an event queue and returns it with the initial state asked for. */
-export const registerQueue: Handler<'register-queue'> = async ({ params, services, user, realm }) => {
+export const registerQueue: Handler<'register-queue'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   const narrow = parseNarrow(params.narrow);
-  if (params.all_public_streams && user.role === Role.GUEST) throw badRequest('User not authorized for this query');
+  if (params.all_public_streams && user.role === Role.GUEST)
+    throw badRequest('User not authorized for this query');
   const eventTypes = params.event_types ?? null;
   const fetchTypes = params.fetch_event_types ?? eventTypes;
   const queue =
@@ -58,7 +64,12 @@ export const registerQueue: Handler<'register-queue'> = async ({ params, service
 export const getEvents: Handler<'get-events'> = async ({ params, services, user, onAbort }) => {
   const queue = services.queues.get(params.queue_id, user.id);
   if (!queue) throw badEventQueue(params.queue_id);
-  const events = await services.queues.poll(queue, params.last_event_id ?? -1, params.dont_block ?? false, onAbort);
+  const events = await services.queues.poll(
+    queue,
+    params.last_event_id ?? -1,
+    params.dont_block ?? false,
+    onAbort,
+  );
   return { queue_id: queue.id, events };
 };
 

@@ -1,7 +1,9 @@
 // Merging the maps each area exports (its handlers, its register-state
 // providers) into one, so that adding to an area never edits a shared list.
 
-type Intersection<M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest] ? First & Intersection<Rest> : unknown;
+type Intersection<M extends readonly unknown[]> = M extends readonly [infer First, ...infer Rest]
+  ? First & Intersection<Rest>
+  : unknown;
 
 /** The maps of several areas as one; a key that two areas both define throws at start. */
 export function mergeAreas<M extends readonly object[]>(...maps: M): Intersection<M> {

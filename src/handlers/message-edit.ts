@@ -12,9 +12,19 @@ type Snapshot = components['schemas']['EditHistorySnapshot'];
 type Attachment = components['schemas']['Attachment'];
 
 /** Edits a message's content, or moves it (and maybe its topic) to another topic or channel. */
-export const updateMessage: Handler<'update-message'> = async ({ params, services, user, realm }) => {
+export const updateMessage: Handler<'update-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   if (params.topic !== undefined && params.subject !== undefined) {
-    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+    throw new ApiError(
+      "Can't decide between 'topic' and 'subject' arguments",
+      'REQUEST_CONFUSING_VAR',
+      400,
+      { var_name1: 'topic', var_name2: 'subject' },
+    );
   }
   const detached = await doUpdateMessage(services, realm, user, params.message_id, {
     content: params.content,
@@ -27,14 +37,28 @@ export const updateMessage: Handler<'update-message'> = async ({ params, service
 };
 
 /** The states a message went through, oldest first. */
-export const getMessageHistory: Handler<'get-message-history'> = async ({ params, services, user, realm }) => {
+export const getMessageHistory: Handler<'get-message-history'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   const { message } = await services.db.read((db) => accessMessage(db, user, params.message_id));
-  const snapshots = messageSnapshots(message, realm.messageEditHistoryVisibilityPolicy, params.allow_empty_topic_name ?? false);
+  const snapshots = messageSnapshots(
+    message,
+    realm.messageEditHistoryVisibilityPolicy,
+    params.allow_empty_topic_name ?? false,
+  );
   return { message_history: snapshots as unknown as Snapshot[] };
 };
 
 /** Deletes a message. */
-export const deleteMessage: Handler<'delete-message'> = async ({ params, services, user, realm }) => {
+export const deleteMessage: Handler<'delete-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   await doDeleteMessage(services, realm, user, params.message_id);
   return {};
 };

@@ -16,7 +16,12 @@ type Message = components['schemas']['Message'];
 /** Sends a channel or direct message. */
 export const sendMessage: Handler<'send-message'> = async ({ params, services, user, realm }) => {
   if (params.topic !== undefined && params.subject !== undefined) {
-    throw new ApiError("Can't decide between 'topic' and 'subject' arguments", 'REQUEST_CONFUSING_VAR', 400, { var_name1: 'topic', var_name2: 'subject' });
+    throw new ApiError(
+      "Can't decide between 'topic' and 'subject' arguments",
+      'REQUEST_CONFUSING_VAR',
+      400,
+      { var_name1: 'topic', var_name2: 'subject' },
+    );
   }
   const id = await doSendMessage(services, realm, user, {
     type: params.type,
@@ -40,11 +45,20 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
       narrow: parseNarrow(params.narrow),
       messageIds: params.message_ids as unknown as number[] | undefined,
     });
-    const messages = await presentMessages(db, user, realm, realmHost(realm, services.config.externalUrl), fetched.messages, fetched.flags, {
-      applyMarkdown: params.apply_markdown ?? true,
-      clientGravatar: params.client_gravatar ?? true,
-      allowEmptyTopicName: params.allow_empty_topic_name ?? false,
-    }, fetched.matches);
+    const messages = await presentMessages(
+      db,
+      user,
+      realm,
+      realmHost(realm, services.config.externalUrl),
+      fetched.messages,
+      fetched.flags,
+      {
+        applyMarkdown: params.apply_markdown ?? true,
+        clientGravatar: params.client_gravatar ?? true,
+        allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+      },
+      fetched.matches,
+    );
     return { fetched, messages };
   });
   const { fetched, messages } = result;
@@ -62,25 +76,47 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
 export const getMessage: Handler<'get-message'> = async ({ params, services, user, realm }) => {
   return services.db.read(async (db) => {
     const { message, userMessage } = await accessMessage(db, user, params.message_id);
-    const [presented] = await presentMessages(db, user, realm, realmHost(realm, services.config.externalUrl), [message], new Map([[message.id, flagList(userMessage)]]), {
-      applyMarkdown: params.apply_markdown ?? true,
-      clientGravatar: false,
-      allowEmptyTopicName: params.allow_empty_topic_name ?? false,
-    });
+    const [presented] = await presentMessages(
+      db,
+      user,
+      realm,
+      realmHost(realm, services.config.externalUrl),
+      [message],
+      new Map([[message.id, flagList(userMessage)]]),
+      {
+        applyMarkdown: params.apply_markdown ?? true,
+        clientGravatar: false,
+        allowEmptyTopicName: params.allow_empty_topic_name ?? false,
+      },
+    );
     return { raw_content: message.content, message: presented as unknown as Message };
   });
 };
 
 /** Which of the given messages match a narrow. */
-export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = async ({ params, services, user }) => {
+export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = async ({
+  params,
+  services,
+  user,
+}) => {
   const messages = await services.db.read((db) =>
-    messagesMatchingNarrow(db, services.db.provider, user, params.msg_ids as unknown as number[], parseNarrow(params.narrow)),
+    messagesMatchingNarrow(
+      db,
+      services.db.provider,
+      user,
+      params.msg_ids as unknown as number[],
+      parseNarrow(params.narrow),
+    ),
   );
   return { messages };
 };
 
 /** Adds or removes a personal flag. */
-export const updateMessageFlags: Handler<'update-message-flags'> = async ({ params, services, user }) => {
+export const updateMessageFlags: Handler<'update-message-flags'> = async ({
+  params,
+  services,
+  user,
+}) => {
   await doUpdateMessageFlags(services, user, params.op, params.flag, params.messages);
   return { messages: params.messages };
 };

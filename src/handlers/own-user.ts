@@ -10,8 +10,16 @@ export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, real
     maxMessage: await maxMessageId(db, user.id),
     profileData: await profileDataOf(db, [user.id]),
   }));
-  const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), { clientGravatar: false });
-  return { ...me, bot_owner_id: user.botOwnerId, delivery_email: user.email, profile_data: profileData.get(user.id) ?? {}, max_message_id: maxMessage };
+  const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), {
+    clientGravatar: false,
+  });
+  return {
+    ...me,
+    bot_owner_id: user.botOwnerId,
+    delivery_email: user.email,
+    profile_data: profileData.get(user.id) ?? {},
+    max_message_id: maxMessage,
+  };
 };
 
 /** The operations of this area, by operationId. */

@@ -5,7 +5,12 @@ import { readPresences } from '../lib/users/presence';
 import type { Handler, HandlerMap, Result } from './types';
 
 /** Records the requester's status and, unless ping_only, returns everyone's presence. */
-export const updatePresence: Handler<'update-presence'> = async ({ params, services, user, realm }) => {
+export const updatePresence: Handler<'update-presence'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   if (user.isBot) throw new ApiError('Presence is not supported for bots.');
   await doUpdatePresence(services, realm, user, params.status);
   const lastUpdateId = params.last_update_id ?? null;

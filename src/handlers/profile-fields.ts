@@ -6,13 +6,22 @@ import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler, HandlerMap } from './types';
 
 /** The organization's fields, in display order. */
-export const getCustomProfileFields: Handler<'get-custom-profile-fields'> = async ({ services, realm }) => ({
+export const getCustomProfileFields: Handler<'get-custom-profile-fields'> = async ({
+  services,
+  realm,
+}) => ({
   custom_fields: await services.db.read((db) => listCustomProfileFields(db, realm.id)),
 });
 
 /** An administrator adds a field. */
-export const createCustomProfileField: Handler<'create-custom-profile-field'> = async ({ params, services, user, realm }) => {
-  if (user.role > Role.ADMINISTRATOR) throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+export const createCustomProfileField: Handler<'create-custom-profile-field'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  if (user.role > Role.ADMINISTRATOR)
+    throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
   const id = await doCreateCustomProfileField(services, realm.id, {
     name: params.name ?? '',
     hint: params.hint ?? '',

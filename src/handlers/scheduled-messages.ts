@@ -1,19 +1,32 @@
 // Scheduled messages: GET and POST /scheduled_messages, PATCH and DELETE
 // /scheduled_messages/{scheduled_message_id}.
-import { doCreateScheduledMessage, doDeleteScheduledMessage, doUpdateScheduledMessage } from '../actions/scheduled-messages';
+import {
+  doCreateScheduledMessage,
+  doDeleteScheduledMessage,
+  doUpdateScheduledMessage,
+} from '../actions/scheduled-messages';
 import { listScheduledMessages, presentScheduledMessage } from '../lib/messages/scheduled-messages';
 import type { Handler, HandlerMap } from './types';
 
-const fromUnix = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000));
+const fromUnix = (seconds: number | undefined) =>
+  seconds === undefined ? undefined : new Date(seconds * 1000);
 
 /** Lists the user's undelivered scheduled messages. */
-export const getScheduledMessages: Handler<'get-scheduled-messages'> = async ({ services, user }) => {
+export const getScheduledMessages: Handler<'get-scheduled-messages'> = async ({
+  services,
+  user,
+}) => {
   const messages = await services.db.read((db) => listScheduledMessages(db, user.id));
   return { scheduled_messages: messages.map(presentScheduledMessage) };
 };
 
 /** Schedules a message. */
-export const createScheduledMessage: Handler<'create-scheduled-message'> = async ({ params, services, user, realm }) => {
+export const createScheduledMessage: Handler<'create-scheduled-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   const id = await doCreateScheduledMessage(services, realm, user, {
     type: params.type,
     to: params.to,
@@ -26,7 +39,12 @@ export const createScheduledMessage: Handler<'create-scheduled-message'> = async
 };
 
 /** Edits a scheduled message. */
-export const updateScheduledMessage: Handler<'update-scheduled-message'> = async ({ params, services, user, realm }) => {
+export const updateScheduledMessage: Handler<'update-scheduled-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   await doUpdateScheduledMessage(services, realm, user, params.scheduled_message_id, {
     type: params.type,
     to: params.to,
@@ -38,7 +56,11 @@ export const updateScheduledMessage: Handler<'update-scheduled-message'> = async
 };
 
 /** Cancels a scheduled message. */
-export const deleteScheduledMessage: Handler<'delete-scheduled-message'> = async ({ params, services, user }) => {
+export const deleteScheduledMessage: Handler<'delete-scheduled-message'> = async ({
+  params,
+  services,
+  user,
+}) => {
   await doDeleteScheduledMessage(services, user, params.scheduled_message_id);
   return {};
 };

@@ -4,7 +4,10 @@ import { realmForHost } from '../lib/realm/realms';
 import type { PublicHandler, PublicHandlerMap } from './types';
 
 /** Describes the server and the organization at the requested address. */
-export const getServerSettings: PublicHandler<'get-server-settings'> = async ({ services, host }) => {
+export const getServerSettings: PublicHandler<'get-server-settings'> = async ({
+  services,
+  host,
+}) => {
   const realm = await services.db.read((db) => realmForHost(db, host, services.config.externalUrl));
   const url = services.config.externalUrl;
   return {
@@ -12,7 +15,20 @@ export const getServerSettings: PublicHandler<'get-server-settings'> = async ({ 
     zulip_feature_level: ZULIP_FEATURE_LEVEL,
     zulip_merge_base: ZULIP_VERSION,
     push_notifications_enabled: false,
-    authentication_methods: { password: true, dev: false, email: true, ldap: false, remoteuser: false, github: false, azuread: false, gitlab: false, apple: false, google: false, saml: false, 'openid connect': false },
+    authentication_methods: {
+      password: true,
+      dev: false,
+      email: true,
+      ldap: false,
+      remoteuser: false,
+      github: false,
+      azuread: false,
+      gitlab: false,
+      apple: false,
+      google: false,
+      saml: false,
+      'openid connect': false,
+    },
     external_authentication_methods: [],
     email_auth_enabled: true,
     require_email_format_usernames: true,

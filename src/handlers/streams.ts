@@ -5,7 +5,11 @@ import { doArchiveStream, doUpdateStream } from '../actions/streams';
 import { badRequest } from '../errors';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { listStreamsForUser } from '../lib/channels/stream-lists';
-import { presentStreams, streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
+import {
+  presentStreams,
+  streamGroupSettings,
+  type StreamGroupSetting,
+} from '../lib/channels/streams';
 import type { GroupSettingChange } from '../actions/stream-settings';
 import { displayTopic, topicHistory } from '../lib/channels/topics';
 import type { Handler, HandlerMap } from './types';
@@ -24,7 +28,9 @@ export const getStreams: Handler<'get-streams'> = async ({ params, services, use
       includeOwnerSubscribed: params.include_owner_subscribed ?? false,
       includeCanAccessContent: params.include_can_access_content ?? false,
     });
-    const defaultIds = params.include_default ? new Set(selected.filter((s) => s.isDefault).map((s) => s.id)) : undefined;
+    const defaultIds = params.include_default
+      ? new Set(selected.filter((s) => s.isDefault).map((s) => s.id))
+      : undefined;
     return presentStreams(db, selected, { defaultIds });
   });
   return { streams: streams as unknown as Channel[] };
@@ -33,8 +39,11 @@ export const getStreams: Handler<'get-streams'> = async ({ params, services, use
 /** One channel the user has metadata access to. */
 export const getStreamById: Handler<'get-stream-by-id'> = async ({ params, services, user }) => {
   const stream = await services.db.read(async (db) => {
-    const found = await db.stream.findFirst({ where: { id: params.stream_id, realmId: user.realmId } });
-    if (!found || !(await new ChannelAccess(db, user).hasMetadataAccess(found))) throw badRequest('Invalid channel ID');
+    const found = await db.stream.findFirst({
+      where: { id: params.stream_id, realmId: user.realmId },
+    });
+    if (!found || !(await new ChannelAccess(db, user).hasMetadataAccess(found)))
+      throw badRequest('Invalid channel ID');
     return (await presentStreams(db, [found]))[0];
   });
   return { stream: stream as unknown as Channel };
@@ -56,7 +65,14 @@ export const updateStream: Handler<'update-stream'> = async ({ params, services,
   const retention = params.message_retention_days;
   await doUpdateStream(services, realm, user, params.stream_id, {
     settings: {
-      messageRetentionDays: retention === undefined ? undefined : retention === 'realm_default' ? null : retention === 'unlimited' ? -1 : retention,
+      messageRetentionDays:
+        retention === undefined
+          ? undefined
+          : retention === 'realm_default'
+            ? null
+            : retention === 'unlimited'
+              ? -1
+              : retention,
       topicsPolicy: params.topics_policy,
       folderId: params.folder_id,
       groups,
@@ -74,12 +90,17 @@ export const updateStream: Handler<'update-stream'> = async ({ params, services,
 /** The topics of a channel whose content the user can read, newest first. */
 export const getStreamTopics: Handler<'get-stream-topics'> = async ({ params, services, user }) => {
   const topics = await services.db.read(async (db) => {
-    const stream = await db.stream.findFirst({ where: { id: params.stream_id, realmId: user.realmId } });
-    if (!stream || !(await new ChannelAccess(db, user).hasContentAccess(stream))) throw badRequest('Invalid channel ID');
+    const stream = await db.stream.findFirst({
+      where: { id: params.stream_id, realmId: user.realmId },
+    });
+    if (!stream || !(await new ChannelAccess(db, user).hasContentAccess(stream)))
+      throw badRequest('Invalid channel ID');
     return topicHistory(db, stream.id, stream.historyPublicToSubscribers ? null : user.id);
   });
   const allowEmpty = params.allow_empty_topic_name ?? false;
-  return { topics: topics.map((t) => ({ name: displayTopic(t.name, allowEmpty), max_id: t.max_id })) };
+  return {
+    topics: topics.map((t) => ({ name: displayTopic(t.name, allowEmpty), max_id: t.max_id })),
+  };
 };
 
 /** The operations of this area, by operationId. */

@@ -2,20 +2,38 @@
 // POST /users/me/subscriptions/properties.
 import type { components } from '../../generated/api';
 import type { NewStreamSettings } from '../actions/streams';
-import { doSubscribe, doUnsubscribe, doUpdateSubscriptionProperties, type PropertyChange } from '../actions/subscriptions';
+import {
+  doSubscribe,
+  doUnsubscribe,
+  doUpdateSubscriptionProperties,
+  type PropertyChange,
+} from '../actions/subscriptions';
 import { badRequest } from '../errors';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
-import { activeSubscriptions, presentSubscriptions, subscriptionProperties } from '../lib/channels/subscriptions';
+import {
+  activeSubscriptions,
+  presentSubscriptions,
+  subscriptionProperties,
+} from '../lib/channels/subscriptions';
 import type { Handler, HandlerMap } from './types';
 
 type Subscription = components['schemas']['Subscription'];
 
 /** The user's subscriptions with their personal settings. */
-export const getSubscriptions: Handler<'get-subscriptions'> = async ({ params, services, user }) => {
+export const getSubscriptions: Handler<'get-subscriptions'> = async ({
+  params,
+  services,
+  user,
+}) => {
   const subscriptions = await services.db.read(async (db) =>
-    presentSubscriptions(db, await activeSubscriptions(db, user.id), params.include_subscribers ?? false, new ChannelAccess(db, user)),
+    presentSubscriptions(
+      db,
+      await activeSubscriptions(db, user.id),
+      params.include_subscribers ?? false,
+      new ChannelAccess(db, user),
+    ),
   );
   return { subscriptions: subscriptions as unknown as Subscription[] };
 };
@@ -45,7 +63,11 @@ export const subscribe: Handler<'subscribe'> = async ({ params, services, user, 
     groups,
   };
   return doSubscribe(services, realm, user, {
-    items: params.subscriptions.map((s) => ({ name: s.name, description: s.description, color: s.color })),
+    items: params.subscriptions.map((s) => ({
+      name: s.name,
+      description: s.description,
+      color: s.color,
+    })),
     principals: params.principals ?? [],
     authorizationErrorsFatal: params.authorization_errors_fatal ?? true,
     settings,
@@ -62,17 +84,24 @@ export const unsubscribe: Handler<'unsubscribe'> = async ({ params, services, us
 const booleanProperties = new Set(Object.keys(subscriptionProperties).filter((p) => p !== 'color'));
 
 /** Changes personal settings of subscriptions; every change is checked before any is made. */
-export const updateSubscriptionSettings: Handler<'update-subscription-settings'> = async ({ params, services, user }) => {
-  const changes: PropertyChange[] = params.subscription_data.map(({ stream_id, property, value }) => {
-    if (property === 'color') {
-      if (typeof value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(value)) throw badRequest('color is not a valid hex color code');
-    } else if (booleanProperties.has(property)) {
-      if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
-    } else {
-      throw badRequest(`Unknown subscription property: ${property}`);
-    }
-    return { streamId: stream_id, property: property as PropertyChange['property'], value };
-  });
+export const updateSubscriptionSettings: Handler<'update-subscription-settings'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  const changes: PropertyChange[] = params.subscription_data.map(
+    ({ stream_id, property, value }) => {
+      if (property === 'color') {
+        if (typeof value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(value))
+          throw badRequest('color is not a valid hex color code');
+      } else if (booleanProperties.has(property)) {
+        if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
+      } else {
+        throw badRequest(`Unknown subscription property: ${property}`);
+      }
+      return { streamId: stream_id, property: property as PropertyChange['property'], value };
+    },
+  );
   await doUpdateSubscriptionProperties(services, user, changes);
   return {};
 };

@@ -12,9 +12,17 @@ export type OperationId = keyof operations;
 
 /** No parameters (an object type without fields, neutral in an intersection). */
 type NoFields = Record<never, never>;
-type Defined<T> = [T] extends [undefined] ? NoFields : [T] extends [never] ? NoFields : NonNullable<T>;
-type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P } ? Defined<P> : NoFields;
-type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? Defined<Q> : NoFields;
+type Defined<T> = [T] extends [undefined]
+  ? NoFields
+  : [T] extends [never]
+    ? NoFields
+    : NonNullable<T>;
+type PathOf<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P }
+  ? Defined<P>
+  : NoFields;
+type QueryOf<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q }
+  ? Defined<Q>
+  : NoFields;
 // The body's fields as the JSON body declares them (the forms carry the same
 // fields); a file upload, which has only a multipart body, by that one.
 type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer B }
@@ -28,10 +36,17 @@ type BodyOf<K extends OperationId> = operations[K] extends { requestBody?: infer
 /** The decoded parameters of operation K. */
 export type Params<K extends OperationId> = PathOf<K> & QueryOf<K> & BodyOf<K>;
 
-type SuccessOf<K extends OperationId> = operations[K]['responses'] extends { 200: { content: { 'application/json': infer S } } } ? S : never;
+type SuccessOf<K extends OperationId> = operations[K]['responses'] extends {
+  200: { content: { 'application/json': infer S } };
+}
+  ? S
+  : never;
 
 /** The fields a handler returns: the success body without the envelope's own fields. */
-export type Result<K extends OperationId> = Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+export type Result<K extends OperationId> = Omit<
+  SuccessOf<K>,
+  'result' | 'msg' | 'ignored_parameters_unsupported'
+>;
 
 /** What every handler receives. */
 export interface PublicRequest<K extends OperationId> {

@@ -10,7 +10,8 @@ export const uploadFile: Handler<'upload-file'> = async ({ services, user, realm
   const all = Object.values(files);
   if (all.length === 0) throw new ApiError('You must specify a file to upload');
   if (all.length > 1) throw new ApiError('You may only upload one file at a time');
-  if (all[0].size > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024) throw fileTooLarge(MAX_FILE_UPLOAD_SIZE_MIB);
+  if (all[0].size > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024)
+    throw fileTooLarge(MAX_FILE_UPLOAD_SIZE_MIB);
   const { pathId, fileName } = await doUploadFile(services, realm, user, all[0]);
   const url = `/user_uploads/${pathId}`;
   return { uri: url, url, filename: fileName };

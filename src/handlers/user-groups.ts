@@ -1,24 +1,50 @@
 // User groups: GET /user_groups, POST /user_groups/create, PATCH
 // /user_groups/{id}, POST /user_groups/{id}/deactivate and
 // POST /user_groups/{id}/members.
-import { doCreateUserGroup, doDeactivateUserGroup, doUpdateUserGroup, doUpdateUserGroupMembers, type SettingChange } from '../actions/user-groups';
+import {
+  doCreateUserGroup,
+  doDeactivateUserGroup,
+  doUpdateUserGroup,
+  doUpdateUserGroupMembers,
+  type SettingChange,
+} from '../actions/user-groups';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
-import { groupSettingColumns, presentUserGroups, requireMemberOrAdmin, type GroupSettingName } from '../lib/groups/user-groups';
+import {
+  groupSettingColumns,
+  presentUserGroups,
+  requireMemberOrAdmin,
+  type GroupSettingName,
+} from '../lib/groups/user-groups';
 import type { Handler, HandlerMap } from './types';
 
 const settingNames = Object.keys(groupSettingColumns) as GroupSettingName[];
 
 /** The organization's groups. */
-export const getUserGroups: Handler<'get-user-groups'> = async ({ params, services, user, realm }) => {
+export const getUserGroups: Handler<'get-user-groups'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   requireMemberOrAdmin(user);
-  const groups = await services.db.read((db) => presentUserGroups(db, realm.id, { includeDeactivated: params.include_deactivated_groups ?? false }));
+  const groups = await services.db.read((db) =>
+    presentUserGroups(db, realm.id, {
+      includeDeactivated: params.include_deactivated_groups ?? false,
+    }),
+  );
   return { user_groups: groups };
 };
 
 /** Creates a group. */
-export const createUserGroup: Handler<'create-user-group'> = async ({ params, services, user, realm }) => {
+export const createUserGroup: Handler<'create-user-group'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
   const settings: Partial<Record<GroupSettingName, GroupSettingValue>> = {};
-  for (const name of settingNames) if (params[name] !== undefined) settings[name] = params[name] as GroupSettingValue;
+  for (const name of settingNames)
+    if (params[name] !== undefined) settings[name] = params[name] as GroupSettingValue;
   const groupId = await doCreateUserGroup(services, user, realm, {
     name: params.name,
     description: params.description,
@@ -33,19 +59,33 @@ export const createUserGroup: Handler<'create-user-group'> = async ({ params, se
 export const updateUserGroup: Handler<'update-user-group'> = async ({ params, services, user }) => {
   requireMemberOrAdmin(user);
   const settings: Partial<Record<GroupSettingName, SettingChange>> = {};
-  for (const name of settingNames) if (params[name] !== undefined) settings[name] = params[name] as SettingChange;
-  await doUpdateUserGroup(services, user, params.user_group_id, { name: params.name, description: params.description, deactivated: params.deactivated, settings });
+  for (const name of settingNames)
+    if (params[name] !== undefined) settings[name] = params[name] as SettingChange;
+  await doUpdateUserGroup(services, user, params.user_group_id, {
+    name: params.name,
+    description: params.description,
+    deactivated: params.deactivated,
+    settings,
+  });
   return {};
 };
 
 /** Deactivates a group that nothing uses any more. */
-export const deactivateUserGroup: Handler<'deactivate-user-group'> = async ({ params, services, user }) => {
+export const deactivateUserGroup: Handler<'deactivate-user-group'> = async ({
+  params,
+  services,
+  user,
+}) => {
   await doDeactivateUserGroup(services, user, params.user_group_id);
   return {};
 };
 
 /** Adds and removes members and subgroups. */
-export const updateUserGroupMembers: Handler<'update-user-group-members'> = async ({ params, services, user }) => {
+export const updateUserGroupMembers: Handler<'update-user-group-members'> = async ({
+  params,
+  services,
+  user,
+}) => {
   requireMemberOrAdmin(user);
   await doUpdateUserGroupMembers(services, user, params.user_group_id, {
     add: params.add,

@@ -8,8 +8,12 @@ import type { Handler, HandlerMap } from './types';
 
 /** The status a user has set; an empty object when none. */
 export const getUserStatus: Handler<'get-user-status'> = async ({ params, services, user }) => {
-  const target = await services.db.read((db) => accessUserById(db, user, params.user_id, { forAdmin: false }));
-  const status = await services.db.read((db) => db.userStatus.findUnique({ where: { userId: target.id } }));
+  const target = await services.db.read((db) =>
+    accessUserById(db, user, params.user_id, { forAdmin: false }),
+  );
+  const status = await services.db.read((db) =>
+    db.userStatus.findUnique({ where: { userId: target.id } }),
+  );
   return { status: presentUserStatus(status, target.presenceEnabled) };
 };
 
@@ -27,8 +31,14 @@ export const updateStatus: Handler<'update-status'> = async ({ params, services,
 };
 
 /** An administrator sets another user's status. */
-export const updateStatusForUser: Handler<'update-status-for-user'> = async ({ params, services, user }) => {
-  const target = await services.db.read((db) => accessUserById(db, user, params.user_id, { forAdmin: true }));
+export const updateStatusForUser: Handler<'update-status-for-user'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  const target = await services.db.read((db) =>
+    accessUserById(db, user, params.user_id, { forAdmin: true }),
+  );
   await doUpdateUserStatus(services, target, {
     statusText: params.status_text,
     emojiName: params.emoji_name,

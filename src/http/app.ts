@@ -14,9 +14,19 @@ import { buildRouter, methodsByShape } from './routes';
 import { loadSpec, specPath } from './spec';
 
 /** Builds the application for `services`; `lazy` defers compiling validators to each operation's first request. */
-export async function createApp(services: Services, options: { lazy?: boolean } = {}): Promise<Koa> {
+export async function createApp(
+  services: Services,
+  options: { lazy?: boolean } = {},
+): Promise<Koa> {
   const { api, operations } = await loadSpec(specPath);
-  const { router, staticRoutes } = buildRouter(api, operations, services, handlers, publicHandlers, options.lazy);
+  const { router, staticRoutes } = buildRouter(
+    api,
+    operations,
+    services,
+    handlers,
+    publicHandlers,
+    options.lazy,
+  );
   const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;
@@ -52,7 +62,8 @@ export async function createApp(services: Services, options: { lazy?: boolean } 
       await next();
     } finally {
       for (const value of Object.values(ctx.request.files ?? {})) {
-        for (const file of Array.isArray(value) ? value : [value]) void rm(file.filepath, { force: true }).catch(() => undefined);
+        for (const file of Array.isArray(value) ? value : [value])
+          void rm(file.filepath, { force: true }).catch(() => undefined);
       }
     }
   });

@@ -40,7 +40,11 @@ function bodyTooLarge(): ApiError {
 /** 415 UNSUPPORTED_MEDIA_TYPE for a body of `type`, naming the types that are accepted. */
 export function unsupportedMediaType(type: string, accepted: string[]): ApiError {
   const sent = type === '' ? 'A request body without a Content-Type' : `Content-Type ${type}`;
-  return new ApiError(`${sent} is not supported here; send ${accepted.join(', ')}`, 'UNSUPPORTED_MEDIA_TYPE', 415);
+  return new ApiError(
+    `${sent} is not supported here; send ${accepted.join(', ')}`,
+    'UNSUPPORTED_MEDIA_TYPE',
+    415,
+  );
 }
 
 /** Whether the request carries a body at all (a length above zero, or chunks). */
@@ -54,7 +58,12 @@ async function readText(ctx: Koa.Context): Promise<string> {
   const limit = MAX_FORM_SIZE_MIB * 1024 * 1024;
   if (Number(ctx.get('content-length')) > limit) throw bodyTooLarge();
   const charset = ctx.request.charset.toLowerCase();
-  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') throw new ApiError(`Charset ${charset} is not supported; send UTF-8`, 'UNSUPPORTED_MEDIA_TYPE', 415);
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8')
+    throw new ApiError(
+      `Charset ${charset} is not supported; send UTF-8`,
+      'UNSUPPORTED_MEDIA_TYPE',
+      415,
+    );
   const chunks = await new Promise<Buffer[]>((resolve, reject) => {
     const received: Buffer[] = [];
     let size = 0;
@@ -69,7 +78,8 @@ async function readText(ctx: Koa.Context): Promise<string> {
     };
     ctx.req.on('data', onData);
     ctx.req.once('end', () => resolve(received));
-    const failed = () => reject(badRequest('Malformed request body: the connection closed before its end'));
+    const failed = () =>
+      reject(badRequest('Malformed request body: the connection closed before its end'));
     ctx.req.once('error', failed);
     ctx.req.once('close', failed); // after 'end' this changes nothing
   });
@@ -87,9 +97,11 @@ function parseJson(text: string): Record<string, unknown> {
   } catch {
     throw badRequest('Malformed JSON in the request body');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('A JSON request body must be an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('A JSON request body must be an object');
   const fields = Object.keys(value).length;
-  if (fields > MAX_FIELDS) throw badRequest(`Too many fields in the request body (limit: ${MAX_FIELDS})`);
+  if (fields > MAX_FIELDS)
+    throw badRequest(`Too many fields in the request body (limit: ${MAX_FIELDS})`);
   return value as Record<string, unknown>;
 }
 
@@ -120,7 +132,12 @@ export function bodyReader(): Koa.Middleware {
     urlencoded: false,
     json: false,
     text: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    parsedMethods: [
+      HttpMethodEnum.POST,
+      HttpMethodEnum.PUT,
+      HttpMethodEnum.PATCH,
+      HttpMethodEnum.DELETE,
+    ],
     formidable: {
       maxFields: MAX_FIELDS,
       maxFieldsSize: MAX_FORM_SIZE_MIB * 1024 * 1024,
@@ -135,7 +152,12 @@ export function bodyReader(): Koa.Middleware {
   return async (ctx, next) => {
     if (!methodsWithBody.has(ctx.method) || !hasBody(ctx.req)) return next();
     const encoding = ctx.get('content-encoding').toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') throw new ApiError(`Content-Encoding ${encoding} is not supported; send the body uncompressed`, 'UNSUPPORTED_MEDIA_TYPE', 415);
+    if (encoding !== '' && encoding !== 'identity')
+      throw new ApiError(
+        `Content-Encoding ${encoding} is not supported; send the body uncompressed`,
+        'UNSUPPORTED_MEDIA_TYPE',
+        415,
+      );
     const type = ctx.request.type;
     let body: RequestBody;
     if (type === URLENCODED_TYPE) {

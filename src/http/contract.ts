@@ -18,14 +18,27 @@ interface Served {
 
 async function build(externalUrl: string): Promise<Record<string, Served>> {
   const doc = parseDocument(await readFile(specPath, 'utf8'));
-  doc.set('servers', doc.createNode([{ url: `${externalUrl}/api/v1`, description: 'This server.' }]));
+  doc.set(
+    'servers',
+    doc.createNode([{ url: `${externalUrl}/api/v1`, description: 'This server.' }]),
+  );
   const served = (type: string, text: string): Served => {
     const body = Buffer.from(text);
-    return { type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    return {
+      type,
+      body,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    };
   };
   return {
-    '/openapi.yaml': served('application/yaml; charset=utf-8', doc.toString({ lineWidth: 0, singleQuote: true })),
-    '/openapi.json': served('application/json; charset=utf-8', JSON.stringify(doc.toJSON(), null, 2)),
+    '/openapi.yaml': served(
+      'application/yaml; charset=utf-8',
+      doc.toString({ lineWidth: 0, singleQuote: true }),
+    ),
+    '/openapi.json': served(
+      'application/json; charset=utf-8',
+      JSON.stringify(doc.toJSON(), null, 2),
+    ),
   };
 }
 

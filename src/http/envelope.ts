@@ -17,7 +17,11 @@ export function sendError(ctx: Koa.Context, error: unknown, log: Logger, request
   const status = (error as { status?: unknown })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     ctx.status = status === 413 ? 413 : 400;
-    ctx.body = { result: 'error', msg: status === 413 ? 'Request body too large' : 'Malformed request body', code: 'BAD_REQUEST' };
+    ctx.body = {
+      result: 'error',
+      msg: status === 413 ? 'Request body too large' : 'Malformed request body',
+      code: 'BAD_REQUEST',
+    };
     return;
   }
   log.error('unhandled error', {
@@ -28,5 +32,10 @@ export function sendError(ctx: Koa.Context, error: unknown, log: Logger, request
     stack: error instanceof Error ? error.stack : undefined,
   });
   ctx.status = 500;
-  ctx.body = { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR', request_id: requestId };
+  ctx.body = {
+    result: 'error',
+    msg: 'Internal server error',
+    code: 'INTERNAL_SERVER_ERROR',
+    request_id: requestId,
+  };
 }

@@ -40,7 +40,8 @@ export function parseUrlencoded(text: string, where: string): FormFields {
   let count = 0;
   for (const piece of text.split('&')) {
     if (piece === '') continue;
-    if (++count > MAX_FIELDS) throw badRequest(`Too many fields in the ${where} (limit: ${MAX_FIELDS})`);
+    if (++count > MAX_FIELDS)
+      throw badRequest(`Too many fields in the ${where} (limit: ${MAX_FIELDS})`);
     const eq = piece.indexOf('=');
     const name = unescape(eq < 0 ? piece : piece.slice(0, eq), where);
     const value = eq < 0 ? '' : unescape(piece.slice(eq + 1), where);

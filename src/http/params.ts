@@ -32,7 +32,8 @@ export interface ParsedParams {
  */
 function plainlyNotJson(text: string): boolean {
   const c = text.charCodeAt(0);
-  const mayStartJson = c <= 0x20 || c === 0x22 || c === 0x2d || c === 0x5b || c === 0x7b || (c >= 0x30 && c <= 0x39);
+  const mayStartJson =
+    c <= 0x20 || c === 0x22 || c === 0x2d || c === 0x5b || c === 0x7b || (c >= 0x30 && c <= 0x39);
   return !mayStartJson && text !== 'true' && text !== 'false' && text !== 'null';
 }
 
@@ -63,8 +64,13 @@ function fromText(spec: ParamSpec, text: string | string[]): unknown {
 
 /** `drafts/0/type` -> `drafts[0]["type"]`, the way error messages name nested values. */
 function varName(pointer: string): string {
-  const [head, ...rest] = pointer.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return (head ?? '') + rest.map((part) => (/^\d+$/.test(part) ? `[${part}]` : `["${part}"]`)).join('');
+  const [head, ...rest] = pointer
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return (
+    (head ?? '') + rest.map((part) => (/^\d+$/.test(part) ? `[${part}]` : `["${part}"]`)).join('')
+  );
 }
 
 const typeNames: Record<string, string> = {
@@ -79,16 +85,22 @@ const typeNames: Record<string, string> = {
 /** Turns the first schema violation into the message Zulip gives for it. */
 export function validationError(errors: ErrorObject[]): ApiError {
   // Prefer the failure of a whole union over the failures of its branches.
-  const union = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').sort((a, b) => a.instancePath.length - b.instancePath.length)[0];
+  const union = errors
+    .filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf')
+    .sort((a, b) => a.instancePath.length - b.instancePath.length)[0];
   const error = union ?? errors[0];
   const pointer = error.instancePath.replace(/^\/(query|path|requestBody)/, '');
   const name = varName(pointer);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return pointer === '' ? missingArgument(String(p.missingProperty)) : badRequest(`${name}["${p.missingProperty}"] field is missing`);
+      return pointer === ''
+        ? missingArgument(String(p.missingProperty))
+        : badRequest(`${name}["${p.missingProperty}"] field is missing`);
     case 'type':
-      return badRequest(`${name} is not ${typeNames[String(p.type).split(',')[0]] ?? `of type ${p.type}`}`);
+      return badRequest(
+        `${name} is not ${typeNames[String(p.type).split(',')[0]] ?? `of type ${p.type}`}`,
+      );
     case 'maxLength':
       return badRequest(`${name} is too long (limit: ${p.limit} characters)`);
     case 'minLength':
@@ -115,7 +127,11 @@ export function validationError(errors: ErrorObject[]): ApiError {
  * Throws an ApiError naming the first parameter that is missing or malformed.
  * A parameter in the body wins over the same one in the query string.
  */
-export function parseParams(op: OperationSpec, validators: ValidateFunction[], raw: RawRequest): ParsedParams {
+export function parseParams(
+  op: OperationSpec,
+  validators: ValidateFunction[],
+  raw: RawRequest,
+): ParsedParams {
   const path: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
@@ -130,11 +146,15 @@ export function parseParams(op: OperationSpec, validators: ValidateFunction[], r
       ignored.add(name);
       return;
     }
-    (spec.in === 'query' ? query : body)[name] = native ? value : fromText(spec, value as string | string[]);
+    (spec.in === 'query' ? query : body)[name] = native
+      ? value
+      : fromText(spec, value as string | string[]);
   };
   const sent = raw.body;
-  if (sent && 'value' in sent) for (const [name, value] of Object.entries(sent.value)) take(name, value, true);
-  if (sent && 'fields' in sent) for (const [name, value] of Object.entries(sent.fields)) take(name, value, false);
+  if (sent && 'value' in sent)
+    for (const [name, value] of Object.entries(sent.value)) take(name, value, true);
+  if (sent && 'fields' in sent)
+    for (const [name, value] of Object.entries(sent.fields)) take(name, value, false);
   for (const [name, value] of Object.entries(raw.query)) take(name, value, false);
   // Files are handed to the handlers of operations that take them; elsewhere they are not read.
   if (!op.uploads) for (const name of raw.fileFields) ignored.add(name);

@@ -37,11 +37,16 @@ export class RateLimiter {
     }
     const resetMs = window.start + length;
     if (window.count >= this.limit) throw rateLimited(Math.max(0.001, (resetMs - now) / 1000));
-    return { limit: this.limit, remaining: this.limit - window.count, reset: Math.ceil(resetMs / 1000) };
+    return {
+      limit: this.limit,
+      remaining: this.limit - window.count,
+      reset: Math.ceil(resetMs / 1000),
+    };
   }
 
   private sweep(now: number): void {
     const length = this.windowSeconds * 1000;
-    for (const [key, window] of this.windows) if (now - window.start >= length) this.windows.delete(key);
+    for (const [key, window] of this.windows)
+      if (now - window.start >= length) this.windows.delete(key);
   }
 }

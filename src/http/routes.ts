@@ -24,7 +24,9 @@ function parameterNames(path: string): string[] {
 
 /** Turns `/users/{user_id}` into `/users/:user_id` (and a slash-spanning parameter into a wildcard). */
 export function koaPath(op: OperationSpec): string {
-  return op.path.replace(/\{(\w+)\}/g, (_, name: string) => (op.params.get(name)?.matchesSlashes ? `*${name}` : `:${name}`));
+  return op.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    op.params.get(name)?.matchesSlashes ? `*${name}` : `:${name}`,
+  );
 }
 
 /** The template with parameter names erased, so /users/{user_id} and /users/{email} compare equal. */
@@ -48,9 +50,16 @@ function specificity(a: string, b: string): number {
 function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
   const out: Record<string, UploadedFile> = {};
   for (const [field, value] of Object.entries(ctx.request.files ?? {})) {
-    if (Array.isArray(value) && value.length > 1) throw badRequest(`${field} was sent more than once`);
+    if (Array.isArray(value) && value.length > 1)
+      throw badRequest(`${field} was sent more than once`);
     const file = Array.isArray(value) ? value[0] : value;
-    if (file) out[field] = { path: file.filepath, name: file.originalFilename ?? 'file', size: file.size, type: file.mimetype ?? 'application/octet-stream' };
+    if (file)
+      out[field] = {
+        path: file.filepath,
+        name: file.originalFilename ?? 'file',
+        size: file.size,
+        type: file.mimetype ?? 'application/octet-stream',
+      };
   }
   return out;
 }
@@ -72,13 +81,22 @@ export function buildRouter(
   lazy = false,
 ): { router: Router; staticRoutes: Koa.Middleware } {
   const router = new Router({ prefix: '/api/v1' });
-  const statics = new Map<string, (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>>();
+  const statics = new Map<
+    string,
+    (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>
+  >();
   const groups = new Map<string, OperationSpec[]>();
   const bound = new Map<string, AnyHandler>();
   for (const op of operations) {
-    const table = (op.authenticated ? handlers : publicHandlers) as Record<string, AnyHandler | undefined>;
+    const table = (op.authenticated ? handlers : publicHandlers) as Record<
+      string,
+      AnyHandler | undefined
+    >;
     const handler = table[op.operationId];
-    if (!handler) throw new Error(`openapi.yaml: ${op.operationId} has no ${op.authenticated ? 'authenticated' : 'public'} handler`);
+    if (!handler)
+      throw new Error(
+        `openapi.yaml: ${op.operationId} has no ${op.authenticated ? 'authenticated' : 'public'} handler`,
+      );
     bound.set(op.operationId, handler);
     const key = `${op.method} ${shape(op.path)}`;
     groups.set(key, [...(groups.get(key) ?? []), op]);
@@ -89,14 +107,20 @@ export function buildRouter(
   const validators = new Map<string, ValidateFunction[]>();
   const validatorsOf = (operationId: string): ValidateFunction[] => {
     let compiled = validators.get(operationId);
-    if (!compiled) validators.set(operationId, (compiled = api.validator.getRequestValidatorsForOperation(operationId)));
+    if (!compiled)
+      validators.set(
+        operationId,
+        (compiled = api.validator.getRequestValidatorsForOperation(operationId)),
+      );
     return compiled;
   };
   if (!lazy) for (const op of operations) validatorsOf(op.operationId);
   for (const candidates of ordered) {
     const pick = (params: Record<string, string>): OperationSpec => {
       if (candidates.length === 1) return candidates[0];
-      const numeric = candidates.find((op) => [...op.params.values()].some((p) => p.in === 'path' && p.integer));
+      const numeric = candidates.find((op) =>
+        [...op.params.values()].some((p) => p.in === 'path' && p.integer),
+      );
       const other = candidates.find((op) => op !== numeric) ?? candidates[0];
       const value = Object.values(params)[0] ?? '';
       return numeric && /^\d+$/.test(value) ? numeric : other;
@@ -115,10 +139,15 @@ export function buildRouter(
         pathParams[names[i]] = Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
       }
       const body = requestBody(ctx);
-      if (body && !op.bodyTypes.includes(body.type)) throw unsupportedMediaType(body.type, op.bodyTypes);
+      if (body && !op.bodyTypes.includes(body.type))
+        throw unsupportedMediaType(body.type, op.bodyTypes);
       const authed = op.authenticated;
-      const auth = authed ? await services.auth.authenticate(ctx.get('authorization') || undefined) : null;
-      const limit = auth ? services.limits.user.hit(`user:${auth.user.id}`) : services.limits.ip.hit(`ip:${ctx.ip}`);
+      const auth = authed
+        ? await services.auth.authenticate(ctx.get('authorization') || undefined)
+        : null;
+      const limit = auth
+        ? services.limits.user.hit(`user:${auth.user.id}`)
+        : services.limits.ip.hit(`ip:${ctx.ip}`);
       ctx.set('X-RateLimit-Limit', String(limit.limit));
       ctx.set('X-RateLimit-Remaining', String(limit.remaining));
       ctx.set('X-RateLimit-Reset', String(limit.reset));
@@ -151,7 +180,14 @@ export function buildRouter(
         // Encoded once here: for a string body Koa would measure the UTF-8
         // length and then encode it again to write it.
         ctx.type = 'application/json';
-        ctx.body = Buffer.from(JSON.stringify({ result: 'success', msg: '', ...data, ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}) }));
+        ctx.body = Buffer.from(
+          JSON.stringify({
+            result: 'success',
+            msg: '',
+            ...data,
+            ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
+          }),
+        );
       } finally {
         ctx.req.off('close', onClose);
       }
@@ -169,7 +205,9 @@ export function buildRouter(
  * busiest paths, and the scan and per-request chain building of the router
  * measured at about half the cost of a long-poll answer. HEAD is served as GET.
  */
-function staticMiddleware(statics: Map<string, (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>>): Koa.Middleware {
+function staticMiddleware(
+  statics: Map<string, (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>>,
+): Koa.Middleware {
   return (ctx, next) => {
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
     const route = statics.get(`${method} ${ctx.path}`);
@@ -181,14 +219,22 @@ function staticMiddleware(statics: Map<string, (ctx: Koa.Context & { params: Rec
 }
 
 /** Every method some operation defines for each template shape, for 405 answers. */
-export function methodsByShape(operations: OperationSpec[]): { pattern: RegExp; methods: string[] }[] {
+export function methodsByShape(
+  operations: OperationSpec[],
+): { pattern: RegExp; methods: string[] }[] {
   const byShape = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   for (const op of operations) {
     const s = shape(op.path);
     const regex = s.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\\?\}/g, '[^/]+');
-    const entry = byShape.get(s) ?? { pattern: new RegExp(`^/api/v1${regex}/?$`), methods: new Set<string>() };
+    const entry = byShape.get(s) ?? {
+      pattern: new RegExp(`^/api/v1${regex}/?$`),
+      methods: new Set<string>(),
+    };
     entry.methods.add(op.method);
     byShape.set(s, entry);
   }
-  return [...byShape.values()].map(({ pattern, methods }) => ({ pattern, methods: [...methods].sort() }));
+  return [...byShape.values()].map(({ pattern, methods }) => ({
+    pattern,
+    methods: [...methods].sort(),
+  }));
 }

@@ -59,7 +59,16 @@ export const JSON_SCHEMA_EXTENSION = 'x-json-schema';
 
 type Schema = OpenAPIV3.SchemaObject;
 
-const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as OpenAPIV3.HttpMethods[];
+const httpMethods = [
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+] as OpenAPIV3.HttpMethods[];
 
 function branches(schema: Schema): Schema[] {
   return [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])] as Schema[];
@@ -76,15 +85,24 @@ function typesOf(schema: Schema | undefined): Set<string> {
 /** The item schemas of every list form `schema` allows. */
 function itemsOf(schema: Schema | undefined): Schema[] {
   if (!schema) return [];
-  const own = schema.type === 'array' ? [(schema as OpenAPIV3.ArraySchemaObject).items as Schema] : [];
+  const own =
+    schema.type === 'array' ? [(schema as OpenAPIV3.ArraySchemaObject).items as Schema] : [];
   return [...own, ...branches(schema).flatMap(itemsOf)];
 }
 
 function reading(types: Set<string>): TextReading {
-  return { json: [...types].some((t) => t !== 'string'), textAllowed: types.size === 0 || types.has('string') };
+  return {
+    json: [...types].some((t) => t !== 'string'),
+    textAllowed: types.size === 0 || types.has('string'),
+  };
 }
 
-function paramSpec(name: string, where: ParamLocation, schema: Schema | undefined, extra: Record<string, unknown> = {}): ParamSpec {
+function paramSpec(
+  name: string,
+  where: ParamLocation,
+  schema: Schema | undefined,
+  extra: Record<string, unknown> = {},
+): ParamSpec {
   const types = typesOf(schema);
   const itemTypes = new Set(itemsOf(schema).flatMap((item) => [...typesOf(item)]));
   return {
@@ -106,21 +124,26 @@ function paramSpec(name: string, where: ParamLocation, schema: Schema | undefine
  */
 function serverView(document: OpenAPIV3.Document): void {
   const swap = (parameter: OpenAPIV3.ParameterObject | OpenAPIV3.ReferenceObject) => {
-    const schema = 'schema' in parameter ? (parameter.schema as Record<string, unknown> | undefined) : undefined;
+    const schema =
+      'schema' in parameter ? (parameter.schema as Record<string, unknown> | undefined) : undefined;
     const decoded = schema?.[JSON_SCHEMA_EXTENSION];
     if (decoded) (parameter as OpenAPIV3.ParameterObject).schema = decoded as Schema;
   };
   for (const parameter of Object.values(document.components?.parameters ?? {})) swap(parameter);
   for (const item of Object.values(document.paths)) {
     for (const parameter of item?.parameters ?? []) swap(parameter);
-    for (const method of httpMethods) for (const parameter of item?.[method]?.parameters ?? []) swap(parameter);
+    for (const method of httpMethods)
+      for (const parameter of item?.[method]?.parameters ?? []) swap(parameter);
   }
 }
 
 /** The types an operation's body may have: multipart alone for file uploads, else JSON and both forms. */
 function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined): string[] {
   const declared = Object.keys(body?.content ?? {});
-  const uploadOnly = declared.includes(MULTIPART_TYPE) && !declared.includes(URLENCODED_TYPE) && !declared.includes(JSON_TYPE);
+  const uploadOnly =
+    declared.includes(MULTIPART_TYPE) &&
+    !declared.includes(URLENCODED_TYPE) &&
+    !declared.includes(JSON_TYPE);
   return uploadOnly ? [MULTIPART_TYPE] : [JSON_TYPE, URLENCODED_TYPE, MULTIPART_TYPE];
 }
 
@@ -131,7 +154,9 @@ function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined): string[] {
  * three of the four seconds of a start. The document itself is linted by
  * `npm run check`, not at each start.
  */
-export async function loadSpec(path = specPath): Promise<{ api: OpenAPIBackend; operations: OperationSpec[] }> {
+export async function loadSpec(
+  path = specPath,
+): Promise<{ api: OpenAPIBackend; operations: OperationSpec[] }> {
   const api = new OpenAPIBackend({
     definition: path,
     quick: true,
@@ -151,9 +176,11 @@ export async function loadSpec(path = specPath): Promise<{ api: OpenAPIBackend; 
       params.set(p.name, paramSpec(p.name, where, schema, p as unknown as Record<string, unknown>));
     }
     const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
-    const media = body?.content[JSON_TYPE] ?? body?.content[URLENCODED_TYPE] ?? body?.content[MULTIPART_TYPE];
+    const media =
+      body?.content[JSON_TYPE] ?? body?.content[URLENCODED_TYPE] ?? body?.content[MULTIPART_TYPE];
     const properties = (media?.schema as Schema | undefined)?.properties ?? {};
-    for (const [name, schema] of Object.entries(properties)) params.set(name, paramSpec(name, 'body', schema as Schema));
+    for (const [name, schema] of Object.entries(properties))
+      params.set(name, paramSpec(name, 'body', schema as Schema));
     const security = op.security ?? api.definition.security ?? [];
     operations.push({
       operationId: op.operationId,

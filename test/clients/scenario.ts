@@ -54,7 +54,12 @@ export type Scenario = { run: (input: ScenarioInput) => Promise<ScenarioReport> 
  * Each user's narrow for the direct message: the conversation of all three,
  * given by the other two participants' IDs.
  */
-export function directNarrow(input: ScenarioInput, viewer: Account): { operator: string; operand: number[] }[] {
-  const others = [input.alice, input.bob, input.carol].filter((user) => user.id !== viewer.id).map((user) => user.id);
+export function directNarrow(
+  input: ScenarioInput,
+  viewer: Account,
+): { operator: string; operand: number[] }[] {
+  const others = [input.alice, input.bob, input.carol]
+    .filter((user) => user.id !== viewer.id)
+    .map((user) => user.id);
   return [{ operator: 'dm', operand: others }];
 }

@@ -10,7 +10,8 @@ export type State = Record<string, any>;
 /** One event of GET /events. */
 export type Event = Record<string, any>;
 
-const byId = (a: { user_id?: number; id?: number }, b: { user_id?: number; id?: number }) => (a.user_id ?? a.id!) - (b.user_id ?? b.id!);
+const byId = (a: { user_id?: number; id?: number }, b: { user_id?: number; id?: number }) =>
+  (a.user_id ?? a.id!) - (b.user_id ?? b.id!);
 const numeric = (a: number, b: number) => a - b;
 
 /** Applies `events` to `state` in order, changing it in place; returns it. */
@@ -40,7 +41,8 @@ function apply(state: State, event: Event): void {
     case 'user_group':
       return applyUserGroup(state, event);
     case 'realm':
-      if (event.op === 'update_dict') for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value;
+      if (event.op === 'update_dict')
+        for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value;
       return;
     case 'custom_profile_fields':
       state.custom_profile_fields = event.fields;
@@ -64,41 +66,74 @@ function apply(state: State, event: Event): void {
 
 function applyDrafts(state: State, event: Event): void {
   if (event.op === 'add') state.drafts = [...state.drafts, ...event.drafts];
-  if (event.op === 'update') state.drafts = state.drafts.map((d: { id: number }) => (d.id === event.draft.id ? event.draft : d));
-  if (event.op === 'remove') state.drafts = state.drafts.filter((d: { id: number }) => d.id !== event.draft_id);
+  if (event.op === 'update')
+    state.drafts = state.drafts.map((d: { id: number }) =>
+      d.id === event.draft.id ? event.draft : d,
+    );
+  if (event.op === 'remove')
+    state.drafts = state.drafts.filter((d: { id: number }) => d.id !== event.draft_id);
 }
 
 function applyNavigationView(state: State, event: Event): void {
   const views = state.navigation_views as { fragment: string }[];
   if (event.op === 'add') state.navigation_views = [...views, event.navigation_view];
-  if (event.op === 'update') state.navigation_views = views.map((v) => (v.fragment === event.fragment ? { ...v, ...event.data } : v));
-  if (event.op === 'remove') state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
+  if (event.op === 'update')
+    state.navigation_views = views.map((v) =>
+      v.fragment === event.fragment ? { ...v, ...event.data } : v,
+    );
+  if (event.op === 'remove')
+    state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
 }
 
 /** Scheduled messages, kept ordered by delivery time (then ID). */
 function applyScheduledMessages(state: State, event: Event): void {
-  let list = [...state.scheduled_messages] as { scheduled_message_id: number; scheduled_delivery_timestamp: number }[];
+  let list = [...state.scheduled_messages] as {
+    scheduled_message_id: number;
+    scheduled_delivery_timestamp: number;
+  }[];
   if (event.op === 'add') list = [...list, ...event.scheduled_messages];
-  if (event.op === 'update') list = list.map((m) => (m.scheduled_message_id === event.scheduled_message.scheduled_message_id ? event.scheduled_message : m));
-  if (event.op === 'remove') list = list.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
-  state.scheduled_messages = list.sort((x, y) => x.scheduled_delivery_timestamp - y.scheduled_delivery_timestamp || x.scheduled_message_id - y.scheduled_message_id);
+  if (event.op === 'update')
+    list = list.map((m) =>
+      m.scheduled_message_id === event.scheduled_message.scheduled_message_id
+        ? event.scheduled_message
+        : m,
+    );
+  if (event.op === 'remove')
+    list = list.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
+  state.scheduled_messages = list.sort(
+    (x, y) =>
+      x.scheduled_delivery_timestamp - y.scheduled_delivery_timestamp ||
+      x.scheduled_message_id - y.scheduled_message_id,
+  );
 }
 
 /** A legacy presence entry, keyed by email, aggregated from its clients (the latest one). */
 function applyPresence(state: State, event: Event): void {
-  const clients = Object.values(event.presence) as { client: string; status: string; timestamp: number }[];
+  const clients = Object.values(event.presence) as {
+    client: string;
+    status: string;
+    timestamp: number;
+  }[];
   const latest = clients.reduce((a, b) => (b.timestamp > a.timestamp ? b : a));
-  state.presences[event.email] = { aggregated: { client: latest.client, status: latest.status, timestamp: latest.timestamp }, ...event.presence };
+  state.presences[event.email] = {
+    aggregated: { client: latest.client, status: latest.status, timestamp: latest.timestamp },
+    ...event.presence,
+  };
 }
 
 /** Removes a deactivated user from group members and anonymous settings, as clients do. */
 function forgetMember(state: State, userId: number): void {
-  const strip = (value: any) => (typeof value === 'object' && value ? { ...value, direct_members: value.direct_members.filter((id: number) => id !== userId) } : value);
+  const strip = (value: any) =>
+    typeof value === 'object' && value
+      ? { ...value, direct_members: value.direct_members.filter((id: number) => id !== userId) }
+      : value;
   for (const group of state.realm_user_groups ?? []) {
     group.members = group.members.filter((id: number) => id !== userId);
-    for (const key of Object.keys(group)) if (key.startsWith('can_')) group[key] = strip(group[key]);
+    for (const key of Object.keys(group))
+      if (key.startsWith('can_')) group[key] = strip(group[key]);
   }
-  for (const key of Object.keys(state)) if (key.startsWith('realm_can_')) state[key] = strip(state[key]);
+  for (const key of Object.keys(state))
+    if (key.startsWith('realm_can_')) state[key] = strip(state[key]);
 }
 
 function applyRealmUser(state: State, event: Event): void {
@@ -109,10 +144,21 @@ function applyRealmUser(state: State, event: Event): void {
   const person = all.find((p) => p.user_id === user_id);
   Object.assign(person, rest);
   if (user_id === state.user_id && rest.full_name) state.full_name = rest.full_name;
-  if (rest.role !== undefined) Object.assign(person, { is_owner: rest.role === Role.OWNER, is_admin: rest.role <= Role.ADMINISTRATOR, is_guest: rest.role === Role.GUEST });
+  if (rest.role !== undefined)
+    Object.assign(person, {
+      is_owner: rest.role === Role.OWNER,
+      is_admin: rest.role <= Role.ADMINISTRATOR,
+      is_guest: rest.role === Role.GUEST,
+    });
   if (custom_profile_field) {
     if (custom_profile_field.value === null) delete person.profile_data[custom_profile_field.id];
-    else person.profile_data[custom_profile_field.id] = { value: custom_profile_field.value, ...(custom_profile_field.rendered_value ? { rendered_value: custom_profile_field.rendered_value } : {}) };
+    else
+      person.profile_data[custom_profile_field.id] = {
+        value: custom_profile_field.value,
+        ...(custom_profile_field.rendered_value
+          ? { rendered_value: custom_profile_field.rendered_value }
+          : {}),
+      };
   }
   if (is_active !== undefined) {
     person.is_active = is_active;
@@ -127,14 +173,26 @@ function applyRealmUser(state: State, event: Event): void {
 
 function applyUserGroup(state: State, event: Event): void {
   const group = state.realm_user_groups.find((g: { id: number }) => g.id === event.group_id);
-  if (event.op === 'add') state.realm_user_groups = [...state.realm_user_groups, event.group].sort(byId);
-  if (event.op === 'remove') state.realm_user_groups = state.realm_user_groups.filter((g: { id: number }) => g.id !== event.group_id);
+  if (event.op === 'add')
+    state.realm_user_groups = [...state.realm_user_groups, event.group].sort(byId);
+  if (event.op === 'remove')
+    state.realm_user_groups = state.realm_user_groups.filter(
+      (g: { id: number }) => g.id !== event.group_id,
+    );
   if (!group) return;
   if (event.op === 'update') Object.assign(group, event.data);
-  if (event.op === 'add_members') group.members = [...group.members, ...event.user_ids].sort(numeric);
-  if (event.op === 'remove_members') group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
-  if (event.op === 'add_subgroups') group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(numeric);
-  if (event.op === 'remove_subgroups') group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id: number) => !event.direct_subgroup_ids.includes(id));
+  if (event.op === 'add_members')
+    group.members = [...group.members, ...event.user_ids].sort(numeric);
+  if (event.op === 'remove_members')
+    group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
+  if (event.op === 'add_subgroups')
+    group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(
+      numeric,
+    );
+  if (event.op === 'remove_subgroups')
+    group.direct_subgroup_ids = group.direct_subgroup_ids.filter(
+      (id: number) => !event.direct_subgroup_ids.includes(id),
+    );
 }
 
 function applyUserStatus(state: State, event: Event): void {
@@ -146,7 +204,12 @@ function applyUserStatus(state: State, event: Event): void {
     else delete status.status_text;
   }
   if (event.emoji_name !== undefined) {
-    if (event.emoji_name) Object.assign(status, { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type });
+    if (event.emoji_name)
+      Object.assign(status, {
+        emoji_name: event.emoji_name,
+        emoji_code: event.emoji_code,
+        reaction_type: event.reaction_type,
+      });
     else for (const key of ['emoji_name', 'emoji_code', 'reaction_type']) delete status[key];
   }
   if (Object.keys(status).length > 0) state.user_status[event.user_id] = status;
@@ -155,7 +218,10 @@ function applyUserStatus(state: State, event: Event): void {
 
 /** Channel and subscription events, over the lists of /register (those the client fetched). */
 function applyChannel(state: State, e: Event): void {
-  const lists = () => ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams'].filter((k) => state[k]).map((k) => state[k] as any[]);
+  const lists = () =>
+    ['subscriptions', 'unsubscribed', 'never_subscribed', 'streams']
+      .filter((k) => state[k])
+      .map((k) => state[k] as any[]);
   const indexIn = (list: any[], id: number) => list.findIndex((s) => s.stream_id === id);
   if (e.type === 'stream' && e.op === 'update') {
     for (const list of lists()) {
@@ -174,21 +240,29 @@ function applyChannel(state: State, e: Event): void {
   } else if (e.type === 'subscription' && e.op === 'add') {
     for (const sub of e.subscriptions) {
       const { subscribers: _subscribers, ...rest } = sub;
-      for (const list of [state.never_subscribed, state.unsubscribed]) if (indexIn(list, sub.stream_id) >= 0) list.splice(indexIn(list, sub.stream_id), 1);
+      for (const list of [state.never_subscribed, state.unsubscribed])
+        if (indexIn(list, sub.stream_id) >= 0) list.splice(indexIn(list, sub.stream_id), 1);
       state.subscriptions.push(rest);
       // The subscription carries the channel's current figures; clients copy them.
-      const listed = (state.streams ?? []).find((x: { stream_id: number }) => x.stream_id === sub.stream_id);
+      const listed = (state.streams ?? []).find(
+        (x: { stream_id: number }) => x.stream_id === sub.stream_id,
+      );
       if (listed) listed.subscriber_count = sub.subscriber_count;
     }
   } else if (e.type === 'subscription' && e.op === 'remove') {
     // The user's own departure is not in a peer_remove: the client counts it.
     for (const { stream_id } of e.subscriptions) {
-      state.unsubscribed.push(...state.subscriptions.splice(indexIn(state.subscriptions, stream_id), 1));
-      for (const list of [state.unsubscribed, state.streams ?? []]) if (indexIn(list, stream_id) >= 0) list[indexIn(list, stream_id)].subscriber_count -= 1;
+      state.unsubscribed.push(
+        ...state.subscriptions.splice(indexIn(state.subscriptions, stream_id), 1),
+      );
+      for (const list of [state.unsubscribed, state.streams ?? []])
+        if (indexIn(list, stream_id) >= 0) list[indexIn(list, stream_id)].subscriber_count -= 1;
     }
   } else if (e.type === 'subscription' && (e.op === 'peer_add' || e.op === 'peer_remove')) {
     for (const list of lists()) {
-      for (const s of list) if (e.stream_ids.includes(s.stream_id)) s.subscriber_count += (e.op === 'peer_add' ? 1 : -1) * e.user_ids.length;
+      for (const s of list)
+        if (e.stream_ids.includes(s.stream_id))
+          s.subscriber_count += (e.op === 'peer_add' ? 1 : -1) * e.user_ids.length;
     }
   } else if (e.type === 'subscription' && e.op === 'update') {
     state.subscriptions[indexIn(state.subscriptions, e.stream_id)][e.property] = e.value;
@@ -199,19 +273,41 @@ function applyChannel(state: State, e: Event): void {
 
 /** A new message: the highest message ID, and the unread state when it is not read. */
 function applyMessage(state: State, e: Event): void {
-  if (state.max_message_id !== undefined) state.max_message_id = Math.max(state.max_message_id, e.message.id);
+  if (state.max_message_id !== undefined)
+    state.max_message_id = Math.max(state.max_message_id, e.message.id);
   const unread = state.unread_msgs;
   if (!unread || e.flags.includes('read')) return;
-  if (e.flags.some((f: string) => f.includes('mentioned'))) throw new Error('applyEvents: mentions in the unread state are not applied yet');
+  if (e.flags.some((f: string) => f.includes('mentioned')))
+    throw new Error('applyEvents: mentions in the unread state are not applied yet');
   unread.count += 1;
   if (e.message.type === 'stream') {
-    let entry = unread.streams.find((s: { stream_id: number; topic: string }) => s.stream_id === e.message.stream_id && s.topic === e.message.subject);
-    if (!entry) unread.streams.push((entry = { stream_id: e.message.stream_id, topic: e.message.subject, unread_message_ids: [] }));
+    let entry = unread.streams.find(
+      (s: { stream_id: number; topic: string }) =>
+        s.stream_id === e.message.stream_id && s.topic === e.message.subject,
+    );
+    if (!entry)
+      unread.streams.push(
+        (entry = {
+          stream_id: e.message.stream_id,
+          topic: e.message.subject,
+          unread_message_ids: [],
+        }),
+      );
     entry.unread_message_ids.push(e.message.id);
   } else {
-    if (e.message.display_recipient.length > 2) throw new Error('applyEvents: group direct messages in the unread state are not applied yet');
-    let entry = unread.pms.find((p: { other_user_id: number }) => p.other_user_id === e.message.sender_id);
-    if (!entry) unread.pms.push((entry = { other_user_id: e.message.sender_id, sender_id: e.message.sender_id, unread_message_ids: [] }));
+    if (e.message.display_recipient.length > 2)
+      throw new Error('applyEvents: group direct messages in the unread state are not applied yet');
+    let entry = unread.pms.find(
+      (p: { other_user_id: number }) => p.other_user_id === e.message.sender_id,
+    );
+    if (!entry)
+      unread.pms.push(
+        (entry = {
+          other_user_id: e.message.sender_id,
+          sender_id: e.message.sender_id,
+          unread_message_ids: [],
+        }),
+      );
     entry.unread_message_ids.push(e.message.id);
   }
 }
@@ -225,8 +321,12 @@ function forgetUnread(unread: State, ids: number[]): number[] {
       entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !ids.includes(id));
     }
   }
-  unread.streams = unread.streams.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
-  unread.pms = unread.pms.filter((s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0);
+  unread.streams = unread.streams.filter(
+    (s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0,
+  );
+  unread.pms = unread.pms.filter(
+    (s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0,
+  );
   unread.count -= gone.length;
   return gone;
 }
@@ -246,7 +346,9 @@ function applyMove(state: State, e: Event): void {
   unread.count += moved.length;
   const streamId = e.new_stream_id ?? e.stream_id;
   const topic = e.subject ?? e.orig_subject;
-  let entry = unread.streams.find((s: { stream_id: number; topic: string }) => s.stream_id === streamId && s.topic === topic);
+  let entry = unread.streams.find(
+    (s: { stream_id: number; topic: string }) => s.stream_id === streamId && s.topic === topic,
+  );
   if (!entry) unread.streams.push((entry = { stream_id: streamId, topic, unread_message_ids: [] }));
   entry.unread_message_ids = [...entry.unread_message_ids, ...moved].sort(numeric);
 }

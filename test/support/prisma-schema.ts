@@ -28,15 +28,27 @@ export interface SchemaModel {
 const scalarTypes = new Set(['Int', 'String', 'Boolean', 'DateTime', 'BigInt', 'Float']);
 
 function list(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Parses the models of the project's schema.prisma. */
-export function readSchemaModels(path = join(__dirname, '..', '..', 'prisma', 'schema.prisma')): SchemaModel[] {
+export function readSchemaModels(
+  path = join(__dirname, '..', '..', 'prisma', 'schema.prisma'),
+): SchemaModel[] {
   const source = readFileSync(path, 'utf8');
   const models: SchemaModel[] = [];
   for (const match of source.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
-    const model: SchemaModel = { name: match[1], fields: [], primaryKey: [], uniques: [], indexes: [], relations: [] };
+    const model: SchemaModel = {
+      name: match[1],
+      fields: [],
+      primaryKey: [],
+      uniques: [],
+      indexes: [],
+      relations: [],
+    };
     for (const raw of match[2].split('\n')) {
       const line = raw.replace(/\/\/.*$/, '').trim();
       if (!line) continue;

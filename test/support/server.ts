@@ -41,7 +41,12 @@ export interface Reply {
 
 interface Contract {
   api: OpenAPIBackend;
-  routes: { method: string; pattern: RegExp; operationId: string; responses: Record<string, unknown> }[];
+  routes: {
+    method: string;
+    pattern: RegExp;
+    operationId: string;
+    responses: Record<string, unknown>;
+  }[];
 }
 
 let contract: Promise<Contract> | undefined;
@@ -60,8 +65,17 @@ function loadContract(): Promise<Contract> {
             return param?.matchesSlashes ? '(.+)' : param?.integer ? '(\\d+)' : '([^/]+)';
           })
           .join('');
-        const responses = (api.getOperation(op.operationId)?.responses ?? {}) as Record<string, unknown>;
-        return { method: op.method, pattern: new RegExp(`^${source}$`), operationId: op.operationId, literal: op.path.replace(/\{\w+\}/g, '').length, responses };
+        const responses = (api.getOperation(op.operationId)?.responses ?? {}) as Record<
+          string,
+          unknown
+        >;
+        return {
+          method: op.method,
+          pattern: new RegExp(`^${source}$`),
+          operationId: op.operationId,
+          literal: op.path.replace(/\{\w+\}/g, '').length,
+          responses,
+        };
       })
       // Longer literal text first: /users/me before /users/{user_id}.
       .sort((a, b) => b.literal - a.literal);
@@ -71,7 +85,11 @@ function loadContract(): Promise<Contract> {
 }
 
 /** Checks `reply` against the contract's response schema for the operation and status. */
-export async function checkAgainstContract(method: string, path: string, reply: Reply): Promise<void> {
+export async function checkAgainstContract(
+  method: string,
+  path: string,
+  reply: Reply,
+): Promise<void> {
   const { api, routes } = await loadContract();
   const relative = path.replace(/^\/api\/v1/, '').split('?')[0];
   const route = routes.find((r) => r.method === method && r.pattern.test(relative));
@@ -79,11 +97,19 @@ export async function checkAgainstContract(method: string, path: string, reply: 
   const operationId = route?.operationId ?? 'get-own-user';
   const status = route ? reply.status : 400;
   if (route && !route.responses[String(reply.status)] && reply.status !== 500) {
-    throw new Error(`${method} ${path} answered ${reply.status}, which openapi.yaml does not list for ${operationId}: ${JSON.stringify(reply.body)}`);
+    throw new Error(
+      `${method} ${path} answered ${reply.status}, which openapi.yaml does not list for ${operationId}: ${JSON.stringify(reply.body)}`,
+    );
   }
-  const result = api.validator.validateResponse(reply.body, operationId, reply.status === 500 ? 400 : status);
+  const result = api.validator.validateResponse(
+    reply.body,
+    operationId,
+    reply.status === 500 ? 400 : status,
+  );
   if (result.errors && result.errors.length > 0) {
-    throw new Error(`${method} ${path} (${operationId}, ${reply.status}) does not match openapi.yaml: ${JSON.stringify(result.errors.slice(0, 3))}\nbody: ${JSON.stringify(reply.body).slice(0, 1500)}`);
+    throw new Error(
+      `${method} ${path} (${operationId}, ${reply.status}) does not match openapi.yaml: ${JSON.stringify(result.errors.slice(0, 3))}\nbody: ${JSON.stringify(reply.body).slice(0, 1500)}`,
+    );
   }
 }
 
@@ -123,12 +149,20 @@ export class TestServer {
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
     });
-    const running = await startServer(config, createLogger(config.logLevel, (line) => logLines?.push(line)), { lazy: true });
+    const running = await startServer(
+      config,
+      createLogger(config.logLevel, (line) => logLines?.push(line)),
+      { lazy: true },
+    );
     return new TestServer(running, database);
   }
 
   /** Runs `fn` against a server of its own with `env` overrides, stopping it afterwards. */
-  static async using<T>(env: Record<string, string>, fn: (server: TestServer) => Promise<T>, logLines?: string[]): Promise<T> {
+  static async using<T>(
+    env: Record<string, string>,
+    fn: (server: TestServer) => Promise<T>,
+    logLines?: string[],
+  ): Promise<T> {
     const server = await TestServer.start(env, logLines);
     try {
       return await fn(server);
@@ -162,7 +196,8 @@ export class TestServer {
 
   /** Sends a request without checking the reply against the contract. */
   async send(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const encoding: Encoding = options.encoding ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'form');
+    const encoding: Encoding =
+      options.encoding ?? (method === 'GET' || method === 'DELETE' ? 'query' : 'form');
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const auth = authorization(options.as);
     if (auth) headers.authorization = auth;
@@ -183,12 +218,17 @@ export class TestServer {
       const form = new FormData();
       for (const [k, v] of params) form.append(k, encode(v));
       for (const [field, file] of Object.entries(options.files ?? {})) {
-        form.append(field, new Blob([file.content], { type: file.type ?? 'application/octet-stream' }), file.name);
+        form.append(
+          field,
+          new Blob([file.content], { type: file.type ?? 'application/octet-stream' }),
+          file.name,
+        );
       }
       body = form;
     }
     // node:http rather than fetch, so that tests may set the Host header.
-    let payload: Buffer | undefined = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
+    let payload: Buffer | undefined =
+      typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
     if (payload) {
       headers['content-length'] ??= String(payload.length);
     } else if (body !== undefined) {
@@ -197,41 +237,66 @@ export class TestServer {
       headers['content-type'] ??= encoded.headers.get('content-type')!;
       headers['content-length'] = String(payload.length);
     }
-    const res = await new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
-      const req = httpRequest(target, { method, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const out = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out.set(name, String(value));
-          resolve({ status: response.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+    const res = await new Promise<{ status: number; headers: Headers; text: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(target, { method, headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const out = new Headers();
+            for (const [name, value] of Object.entries(response.headers))
+              if (value !== undefined) out.set(name, String(value));
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: out,
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
+          });
+          response.on('error', reject);
         });
-        response.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
+        req.on('error', reject);
+        req.end(payload);
+      },
+    );
     const text = res.text;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new Error(`${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 300)}`);
+      throw new Error(
+        `${method} ${path} answered ${res.status} with a body that is not JSON: ${text.slice(0, 300)}`,
+      );
     }
     return { status: res.status, headers: res.headers, body: parsed };
   }
 
   /** Creates an organization with an owner. */
-  async createRealm(name = 'Test organization', subdomain = ''): Promise<{ realm: Realm; owner: User }> {
+  async createRealm(
+    name = 'Test organization',
+    subdomain = '',
+  ): Promise<{ realm: Realm; owner: User }> {
     return doCreateRealm(this.services, {
       name,
       stringId: subdomain,
-      owner: { email: `owner@${subdomain || 'root'}.example.com`, fullName: 'Olivia Owner', password: 'owner-password' },
+      owner: {
+        email: `owner@${subdomain || 'root'}.example.com`,
+        fullName: 'Olivia Owner',
+        password: 'owner-password',
+      },
     });
   }
 
   /** Creates a user in `realm`. */
-  async createUser(realm: Realm, fields: { email: string; fullName?: string; role?: number; password?: string | null; isBot?: boolean }): Promise<User> {
+  async createUser(
+    realm: Realm,
+    fields: {
+      email: string;
+      fullName?: string;
+      role?: number;
+      password?: string | null;
+      isBot?: boolean;
+    },
+  ): Promise<User> {
     return doCreateUser(this.services, realm, {
       email: fields.email,
       fullName: fields.fullName ?? fields.email.split('@')[0],
@@ -244,11 +309,31 @@ export class TestServer {
   /** The fixed cast: an organization with one user of each role. */
   async createCast(): Promise<Cast> {
     const { realm, owner } = await this.createRealm();
-    const admin = await this.createUser(realm, { email: 'iago@example.com', fullName: 'Iago Admin', role: Role.ADMINISTRATOR });
-    const moderator = await this.createUser(realm, { email: 'shiva@example.com', fullName: 'Shiva Moderator', role: Role.MODERATOR });
-    const member = await this.createUser(realm, { email: 'hamlet@example.com', fullName: 'King Hamlet', role: Role.MEMBER });
-    const member2 = await this.createUser(realm, { email: 'cordelia@example.com', fullName: 'Cordelia Lear', role: Role.MEMBER });
-    const guest = await this.createUser(realm, { email: 'polonius@example.com', fullName: 'Polonius Guest', role: Role.GUEST });
+    const admin = await this.createUser(realm, {
+      email: 'iago@example.com',
+      fullName: 'Iago Admin',
+      role: Role.ADMINISTRATOR,
+    });
+    const moderator = await this.createUser(realm, {
+      email: 'shiva@example.com',
+      fullName: 'Shiva Moderator',
+      role: Role.MODERATOR,
+    });
+    const member = await this.createUser(realm, {
+      email: 'hamlet@example.com',
+      fullName: 'King Hamlet',
+      role: Role.MEMBER,
+    });
+    const member2 = await this.createUser(realm, {
+      email: 'cordelia@example.com',
+      fullName: 'Cordelia Lear',
+      role: Role.MEMBER,
+    });
+    const guest = await this.createUser(realm, {
+      email: 'polonius@example.com',
+      fullName: 'Polonius Guest',
+      role: Role.GUEST,
+    });
     return { realm, owner, admin, moderator, member, member2, guest };
   }
 }

@@ -7,8 +7,16 @@ import { presentStreams } from './streams';
 import { gatherSubscriptions } from './subscriptions';
 
 /** `subscription`: the user's subscriptions and the channels they left or never joined. */
-export const subscriptionState: StateProvider = ({ db, user, includeSubscribers, clientCapabilities }) =>
-  gatherSubscriptions(db, user, { includeSubscribers, includeArchived: clientCapabilities.archived_channels === true });
+export const subscriptionState: StateProvider = ({
+  db,
+  user,
+  includeSubscribers,
+  clientCapabilities,
+}) =>
+  gatherSubscriptions(db, user, {
+    includeSubscribers,
+    includeArchived: clientCapabilities.archived_channels === true,
+  });
 
 /** `stream`: the channels the user can see (all of them for administrators). */
 export const streamState: StateProvider = async ({ db, user, clientCapabilities }) => {

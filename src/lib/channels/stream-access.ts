@@ -61,7 +61,10 @@ export class ChannelAccess {
     if (isGuest(this.user)) return false;
     if (!stream.inviteOnly) return true;
     // Those who may subscribe themselves, or add others, may read the content too.
-    return (await this.holds(stream.canSubscribeGroupId)) || (await this.holds(stream.canAddSubscribersGroupId));
+    return (
+      (await this.holds(stream.canSubscribeGroupId)) ||
+      (await this.holds(stream.canAddSubscribersGroupId))
+    );
   }
 
   /** Whether the user may know the channel exists and see its settings. */

@@ -13,7 +13,10 @@ async function activeUsers(db: Db, realmId: number): Promise<{ id: number; role:
 
 /** Active subscribers of a channel. */
 export async function activeSubscriberIds(db: Db, streamId: number): Promise<number[]> {
-  const rows = await db.subscription.findMany({ where: { streamId, active: true, user: { isActive: true } }, select: { userId: true } });
+  const rows = await db.subscription.findMany({
+    where: { streamId, active: true, user: { isActive: true } },
+    select: { userId: true },
+  });
   return rows.map((r) => r.userId);
 }
 
@@ -22,10 +25,20 @@ export async function metadataAccessUserIds(db: Db, stream: Stream): Promise<num
   const users = await activeUsers(db, stream.realmId);
   if (stream.isWebPublic) return users.map((u) => u.id);
   const subscribers = new Set(await activeSubscriberIds(db, stream.id));
-  if (!stream.inviteOnly) return users.filter((u) => u.role < Role.GUEST || subscribers.has(u.id)).map((u) => u.id);
-  const granted = await membersOfGroups(db, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
+  if (!stream.inviteOnly)
+    return users.filter((u) => u.role < Role.GUEST || subscribers.has(u.id)).map((u) => u.id);
+  const granted = await membersOfGroups(db, [
+    stream.canAdministerChannelGroupId,
+    stream.canAddSubscribersGroupId,
+    stream.canSubscribeGroupId,
+  ]);
   return users
-    .filter((u) => subscribers.has(u.id) || u.role <= Role.ADMINISTRATOR || (u.role < Role.GUEST && granted.has(u.id)))
+    .filter(
+      (u) =>
+        subscribers.has(u.id) ||
+        u.role <= Role.ADMINISTRATOR ||
+        (u.role < Role.GUEST && granted.has(u.id)),
+    )
     .map((u) => u.id);
 }
 
@@ -33,4 +46,3 @@ export async function metadataAccessUserIds(db: Db, stream: Stream): Promise<num
 export async function subscriberPeerIds(db: Db, stream: Stream): Promise<number[]> {
   return metadataAccessUserIds(db, stream);
 }
-

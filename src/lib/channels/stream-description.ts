@@ -4,7 +4,12 @@ import type { Db } from '../../db/client';
 import { render } from '../markdown/render-context';
 
 /** The HTML of a channel description. */
-export async function renderDescription(db: Db, realm: Pick<Realm, 'id'>, description: string, baseUrl: string): Promise<string> {
+export async function renderDescription(
+  db: Db,
+  realm: Pick<Realm, 'id'>,
+  description: string,
+  baseUrl: string,
+): Promise<string> {
   if (description === '') return '';
   return (await render(db, realm, description, baseUrl)).html;
 }

@@ -20,13 +20,22 @@ export interface StreamListFlags {
 }
 
 async function subscribedStreamIds(db: Db, userId: number): Promise<Set<number>> {
-  const rows = await db.subscription.findMany({ where: { userId, active: true }, select: { streamId: true } });
+  const rows = await db.subscription.findMany({
+    where: { userId, active: true },
+    select: { streamId: true },
+  });
   return new Set(rows.map((r) => r.streamId));
 }
 
 /** The channels `user` asked for with `flags`, sorted by name. */
-export async function listStreamsForUser(db: Db, user: User, flags: StreamListFlags): Promise<Stream[]> {
-  const all = await db.stream.findMany({ where: { realmId: user.realmId, ...(flags.excludeArchived ? { isArchived: false } : {}) } });
+export async function listStreamsForUser(
+  db: Db,
+  user: User,
+  flags: StreamListFlags,
+): Promise<Stream[]> {
+  const all = await db.stream.findMany({
+    where: { realmId: user.realmId, ...(flags.excludeArchived ? { isArchived: false } : {}) },
+  });
   const access = new ChannelAccess(db, user);
   let selected: Stream[];
   if (flags.includeAll) {
@@ -38,10 +47,15 @@ export async function listStreamsForUser(db: Db, user: User, flags: StreamListFl
       for (const s of await access.withContentAccess(all)) ids.add(s.id);
     } else {
       if (flags.includeSubscribed) for (const id of await access.subscribedIds()) ids.add(id);
-      if (flags.includePublic && !isGuest(user)) for (const s of all) if (!s.inviteOnly) ids.add(s.id);
-      if (flags.includeWebPublic) for (const s of all) if (s.isWebPublic && !s.inviteOnly && s.historyPublicToSubscribers && !s.isArchived) ids.add(s.id);
+      if (flags.includePublic && !isGuest(user))
+        for (const s of all) if (!s.inviteOnly) ids.add(s.id);
+      if (flags.includeWebPublic)
+        for (const s of all)
+          if (s.isWebPublic && !s.inviteOnly && s.historyPublicToSubscribers && !s.isArchived)
+            ids.add(s.id);
     }
-    if (ownerSubscribed) for (const id of await subscribedStreamIds(db, user.botOwnerId!)) ids.add(id);
+    if (ownerSubscribed)
+      for (const id of await subscribedStreamIds(db, user.botOwnerId!)) ids.add(id);
     selected = all.filter((s) => ids.has(s.id));
   }
   return selected.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

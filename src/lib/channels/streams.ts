@@ -38,18 +38,37 @@ export const streamGroupDefaults: Record<StreamGroupSetting, SystemGroupName | '
 };
 
 /** Settings whose value may be `role:everyone` (the others refuse it, as Zulip does). */
-export const everyoneAllowed = new Set<StreamGroupSetting>(['can_remove_subscribers_group', 'can_send_message_group', 'can_delete_own_message_group', 'can_resolve_topics_group', 'can_move_messages_within_channel_group', 'can_move_messages_out_of_channel_group', 'can_delete_any_message_group']);
+export const everyoneAllowed = new Set<StreamGroupSetting>([
+  'can_remove_subscribers_group',
+  'can_send_message_group',
+  'can_delete_own_message_group',
+  'can_resolve_topics_group',
+  'can_move_messages_within_channel_group',
+  'can_move_messages_out_of_channel_group',
+  'can_delete_any_message_group',
+]);
 
 /** The values of `topics_policy`. */
-export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
+export const TOPICS_POLICIES = [
+  'inherit',
+  'allow_empty_topic',
+  'disable_empty_topic',
+  'empty_topic_only',
+] as const;
 
 /** Days after which a channel without messages stops being recently active. */
 const RECENTLY_ACTIVE_DAYS = 180;
 const DAY_MS = 86_400_000;
 
 /** The IDs of the realm's system groups, by name. */
-export async function systemGroupIds(db: Db, realmId: number): Promise<Map<SystemGroupName, number>> {
-  const rows = await db.userGroup.findMany({ where: { realmId, isSystemGroup: true }, select: { id: true, name: true } });
+export async function systemGroupIds(
+  db: Db,
+  realmId: number,
+): Promise<Map<SystemGroupName, number>> {
+  const rows = await db.userGroup.findMany({
+    where: { realmId, isSystemGroup: true },
+    select: { id: true, name: true },
+  });
   return new Map(rows.map((g) => [g.name as SystemGroupName, g.id]));
 }
 
@@ -82,8 +101,15 @@ async function channelStatistics(db: Db, streamIds: number[]) {
   });
   for (const c of counts) subscribers.set(c.streamId, c._count._all);
   const since = new Date(Date.now() - 28 * DAY_MS);
-  const recent = await db.message.groupBy({ by: ['streamId'], where: { streamId: { in: streamIds }, dateSent: { gte: since } }, _count: { _all: true }, _max: { dateSent: true } });
-  for (const r of recent) if (r.streamId !== null) traffic.set(r.streamId, { recent: r._count._all, last: r._max.dateSent });
+  const recent = await db.message.groupBy({
+    by: ['streamId'],
+    where: { streamId: { in: streamIds }, dateSent: { gte: since } },
+    _count: { _all: true },
+    _max: { dateSent: true },
+  });
+  for (const r of recent)
+    if (r.streamId !== null)
+      traffic.set(r.streamId, { recent: r._count._all, last: r._max.dateSent });
   return { subscribers, traffic };
 }
 
@@ -91,19 +117,36 @@ async function channelStatistics(db: Db, streamIds: number[]) {
  * The API objects of `streams`, in the given order. Group settings are read
  * once for all channels; `defaultIds`, when given, adds `is_default`.
  */
-export async function presentStreams(db: Db, streams: Stream[], options: { defaultIds?: Set<number> } = {}): Promise<ChannelObject[]> {
+export async function presentStreams(
+  db: Db,
+  streams: Stream[],
+  options: { defaultIds?: Set<number> } = {},
+): Promise<ChannelObject[]> {
   if (streams.length === 0) return [];
-  const groupIds = streams.flatMap((s) => Object.values(streamGroupSettings).map((column) => s[column]));
+  const groupIds = streams.flatMap((s) =>
+    Object.values(streamGroupSettings).map((column) => s[column]),
+  );
   const [values, system, stats] = await Promise.all([
     readGroupSettingValues(db, groupIds),
     systemGroupIds(db, streams[0].realmId),
-    channelStatistics(db, streams.map((s) => s.id)),
+    channelStatistics(
+      db,
+      streams.map((s) => s.id),
+    ),
   ]);
   const systemNames = new Map([...system].map(([name, id]) => [id, name]));
-  const lastActive = await lastMessageDates(db, streams.filter((s) => !stats.traffic.has(s.id)).map((s) => s.id));
+  const lastActive = await lastMessageDates(
+    db,
+    streams.filter((s) => !stats.traffic.has(s.id)).map((s) => s.id),
+  );
   const now = Date.now();
   return streams.map((s) => {
-    const groups = Object.fromEntries(Object.entries(streamGroupSettings).map(([name, column]) => [name, (values.get(s[column]) ?? s[column]) as GroupSettingValue]));
+    const groups = Object.fromEntries(
+      Object.entries(streamGroupSettings).map(([name, column]) => [
+        name,
+        (values.get(s[column]) ?? s[column]) as GroupSettingValue,
+      ]),
+    );
     const policy = postPolicy(s.canSendMessageGroupId, systemNames);
     const t = stats.traffic.get(s.id);
     const ageDays = (now - s.dateCreated.getTime()) / DAY_MS;
@@ -125,9 +168,12 @@ export async function presentStreams(db: Db, streams: Stream[], options: { defau
       topics_policy: s.topicsPolicy,
       first_message_id: s.firstMessageId,
       folder_id: s.folderId,
-      is_recently_active: ageDays < RECENTLY_ACTIVE_DAYS || (last !== null && now - last.getTime() < RECENTLY_ACTIVE_DAYS * DAY_MS),
+      is_recently_active:
+        ageDays < RECENTLY_ACTIVE_DAYS ||
+        (last !== null && now - last.getTime() < RECENTLY_ACTIVE_DAYS * DAY_MS),
       ...groups,
-      stream_weekly_traffic: ageDays < 7 ? null : Math.round(((t?.recent ?? 0) * 7) / Math.min(28, ageDays)),
+      stream_weekly_traffic:
+        ageDays < 7 ? null : Math.round(((t?.recent ?? 0) * 7) / Math.min(28, ageDays)),
       subscriber_count: stats.subscribers.get(s.id) ?? 0,
       ...(options.defaultIds ? { is_default: options.defaultIds.has(s.id) } : {}),
     };
@@ -137,8 +183,16 @@ export async function presentStreams(db: Db, streams: Stream[], options: { defau
 /** When each channel last received a message (for channels older than the traffic window). */
 async function lastMessageDates(db: Db, streamIds: number[]): Promise<Map<number, Date>> {
   if (streamIds.length === 0) return new Map();
-  const rows = await db.message.groupBy({ by: ['streamId'], where: { streamId: { in: streamIds } }, _max: { dateSent: true } });
-  return new Map(rows.filter((r) => r.streamId !== null && r._max.dateSent).map((r) => [r.streamId!, r._max.dateSent!]));
+  const rows = await db.message.groupBy({
+    by: ['streamId'],
+    where: { streamId: { in: streamIds } },
+    _max: { dateSent: true },
+  });
+  return new Map(
+    rows
+      .filter((r) => r.streamId !== null && r._max.dateSent)
+      .map((r) => [r.streamId!, r._max.dateSent!]),
+  );
 }
 
 /** The channel of `realmId` with this ID, or null. */
@@ -148,7 +202,9 @@ export function streamById(db: Db, realmId: number, streamId: number): Promise<S
 
 /** The channel of `realmId` with this name (case-insensitive, trimmed), or null. */
 export function streamByName(db: Db, realmId: number, name: string): Promise<Stream | null> {
-  return db.stream.findUnique({ where: { realmId_nameLower: { realmId, nameLower: name.trim().toLowerCase() } } });
+  return db.stream.findUnique({
+    where: { realmId_nameLower: { realmId, nameLower: name.trim().toLowerCase() } },
+  });
 }
 
 /** Checks a channel name as Zulip does; throws BAD_REQUEST with Zulip's message. */
@@ -157,6 +213,7 @@ export function checkStreamName(name: string): void {
   if ([...name].length > 60) throw badRequest('Channel name too long (limit: 60 characters).');
   const chars = [...name];
   for (let i = 0; i < chars.length; i++) {
-    if (/[\p{Cc}\p{Cs}\p{Cn}]/u.test(chars[i])) throw badRequest(`Invalid character in channel name, at position ${i + 1}.`);
+    if (/[\p{Cc}\p{Cs}\p{Cn}]/u.test(chars[i]))
+      throw badRequest(`Invalid character in channel name, at position ${i + 1}.`);
   }
 }

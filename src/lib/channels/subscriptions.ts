@@ -8,15 +8,38 @@ import { presentStreams, type ChannelObject } from './streams';
 
 /** Colours given to new subscriptions, in order of preference. */
 export const STREAM_COLORS = [
-  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5',
-  '#f5ce6e', '#c2726a', '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063',
-  '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4', '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
+  '#76ce90',
+  '#fae589',
+  '#a6c7e5',
+  '#e79ab5',
+  '#bfd56f',
+  '#f4ae55',
+  '#b0a5fd',
+  '#addfe5',
+  '#f5ce6e',
+  '#c2726a',
+  '#94c849',
+  '#bd86e5',
+  '#ee7e4a',
+  '#a6dcbf',
+  '#95a5fd',
+  '#53a063',
+  '#9987e1',
+  '#e4523d',
+  '#c2c2c2',
+  '#4f8de4',
+  '#c6a8ad',
+  '#e7cc4d',
+  '#c8bebf',
+  '#a47462',
 ];
 
 /** The first colour of the palette the user does not use yet (cycling when all are used). */
 export function pickColor(used: Iterable<string>): string {
   const taken = new Set(used);
-  return STREAM_COLORS.find((c) => !taken.has(c)) ?? STREAM_COLORS[taken.size % STREAM_COLORS.length];
+  return (
+    STREAM_COLORS.find((c) => !taken.has(c)) ?? STREAM_COLORS[taken.size % STREAM_COLORS.length]
+  );
 }
 
 /** The subscription properties a user may change, and their columns. */
@@ -69,20 +92,41 @@ export async function canSeeSubscribers(access: ChannelAccess, stream: Stream): 
 }
 
 /** Subscription objects for `subs` (each with its channel), with subscriber lists when asked. */
-export async function presentSubscriptions(db: Db, subs: (Subscription & { stream: Stream })[], includeSubscribers: boolean, access?: ChannelAccess): Promise<ChannelObject[]> {
-  const channels = await presentStreams(db, subs.map((s) => s.stream));
-  const members = includeSubscribers ? await subscriberIds(db, subs.map((s) => s.streamId)) : null;
+export async function presentSubscriptions(
+  db: Db,
+  subs: (Subscription & { stream: Stream })[],
+  includeSubscribers: boolean,
+  access?: ChannelAccess,
+): Promise<ChannelObject[]> {
+  const channels = await presentStreams(
+    db,
+    subs.map((s) => s.stream),
+  );
+  const members = includeSubscribers
+    ? await subscriberIds(
+        db,
+        subs.map((s) => s.streamId),
+      )
+    : null;
   const out: ChannelObject[] = [];
   for (let i = 0; i < subs.length; i++) {
     const sub = subs[i];
     const visible = members !== null && (!access || (await canSeeSubscribers(access, sub.stream)));
-    out.push({ ...channels[i], ...presentPersonalSettings(sub), ...(visible ? { subscribers: members.get(sub.streamId) ?? [] } : {}) });
+    out.push({
+      ...channels[i],
+      ...presentPersonalSettings(sub),
+      ...(visible ? { subscribers: members.get(sub.streamId) ?? [] } : {}),
+    });
   }
   return out;
 }
 
 /** The user's active subscriptions, sorted by channel name. */
-export async function activeSubscriptions(db: Db, userId: number, includeArchived = true): Promise<(Subscription & { stream: Stream })[]> {
+export async function activeSubscriptions(
+  db: Db,
+  userId: number,
+  includeArchived = true,
+): Promise<(Subscription & { stream: Stream })[]> {
   const subs = await db.subscription.findMany({
     where: { userId, active: true, ...(includeArchived ? {} : { stream: { isArchived: false } }) },
     include: { stream: true },
@@ -96,25 +140,50 @@ export function compareNames(a: string, b: string): number {
 }
 
 /** The three subscription lists of POST /register. */
-export async function gatherSubscriptions(db: Db, user: User, options: { includeSubscribers: boolean; includeArchived: boolean }) {
+export async function gatherSubscriptions(
+  db: Db,
+  user: User,
+  options: { includeSubscribers: boolean; includeArchived: boolean },
+) {
   const access = new ChannelAccess(db, user);
-  const all = await db.subscription.findMany({ where: { userId: user.id }, include: { stream: true } });
+  const all = await db.subscription.findMany({
+    where: { userId: user.id },
+    include: { stream: true },
+  });
   const keep = (s: Stream) => options.includeArchived || !s.isArchived;
-  const subscribed = all.filter((s) => s.active && keep(s.stream)).sort((a, b) => compareNames(a.stream.name, b.stream.name));
-  const inactive = all.filter((s) => !s.active && keep(s.stream)).sort((a, b) => compareNames(a.stream.name, b.stream.name));
+  const subscribed = all
+    .filter((s) => s.active && keep(s.stream))
+    .sort((a, b) => compareNames(a.stream.name, b.stream.name));
+  const inactive = all
+    .filter((s) => !s.active && keep(s.stream))
+    .sort((a, b) => compareNames(a.stream.name, b.stream.name));
   const unsubscribed: typeof inactive = [];
   for (const s of inactive) if (await access.hasMetadataAccess(s.stream)) unsubscribed.push(s);
   const known = new Set(all.map((s) => s.streamId));
-  const others = await db.stream.findMany({ where: { realmId: user.realmId, id: { notIn: [...known] }, ...(options.includeArchived ? {} : { isArchived: false }) } });
-  const never = (await access.withMetadataAccess(others)).sort((a, b) => compareNames(a.name, b.name));
+  const others = await db.stream.findMany({
+    where: {
+      realmId: user.realmId,
+      id: { notIn: [...known] },
+      ...(options.includeArchived ? {} : { isArchived: false }),
+    },
+  });
+  const never = (await access.withMetadataAccess(others)).sort((a, b) =>
+    compareNames(a.name, b.name),
+  );
   const neverObjects = await presentStreams(db, never);
   let neverWithSubscribers = neverObjects;
   if (options.includeSubscribers) {
-    const members = await subscriberIds(db, never.map((s) => s.id));
+    const members = await subscriberIds(
+      db,
+      never.map((s) => s.id),
+    );
     neverWithSubscribers = [];
     for (let i = 0; i < never.length; i++) {
       const visible = await canSeeSubscribers(access, never[i]);
-      neverWithSubscribers.push({ ...neverObjects[i], ...(visible ? { subscribers: members.get(never[i].id) ?? [] } : {}) });
+      neverWithSubscribers.push({
+        ...neverObjects[i],
+        ...(visible ? { subscribers: members.get(never[i].id) ?? [] } : {}),
+      });
     }
   }
   return {

@@ -24,15 +24,24 @@ export function normalizeTopic(raw: string): string {
 }
 
 /** The topic policy that applies in `stream`: its own, or the organization's when it inherits. */
-export function effectiveTopicsPolicy(realm: Pick<Realm, 'topicsPolicy'>, stream: Pick<Stream, 'topicsPolicy'>): string {
+export function effectiveTopicsPolicy(
+  realm: Pick<Realm, 'topicsPolicy'>,
+  stream: Pick<Stream, 'topicsPolicy'>,
+): string {
   return stream.topicsPolicy === 'inherit' ? realm.topicsPolicy : stream.topicsPolicy;
 }
 
 /** Refuses a topic the channel's policy does not allow, with Zulip's message. */
-export function checkTopicAllowed(realm: Pick<Realm, 'topicsPolicy'>, stream: Pick<Stream, 'topicsPolicy'>, topic: string): void {
+export function checkTopicAllowed(
+  realm: Pick<Realm, 'topicsPolicy'>,
+  stream: Pick<Stream, 'topicsPolicy'>,
+  topic: string,
+): void {
   const policy = effectiveTopicsPolicy(realm, stream);
   if (topic === '' && policy === 'disable_empty_topic') {
-    throw badRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`);
+    throw badRequest(
+      `Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`,
+    );
   }
   if (topic !== '' && policy === 'empty_topic_only') {
     throw badRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
@@ -57,16 +66,30 @@ export interface TopicEntry {
  * Grouping by the lowercased topic lets the (streamId, topicLower, id) index
  * answer without reading the messages themselves.
  */
-export async function topicHistory(db: Db, streamId: number, onlyReceivedBy: number | null): Promise<TopicEntry[]> {
+export async function topicHistory(
+  db: Db,
+  streamId: number,
+  onlyReceivedBy: number | null,
+): Promise<TopicEntry[]> {
   const rows =
     onlyReceivedBy === null
-      ? await queryRows<{ maxId: number | bigint }>(db, Prisma.sql`
-          SELECT MAX(m."id") AS "maxId" FROM "Message" m WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`)
-      : await queryRows<{ maxId: number | bigint }>(db, Prisma.sql`
+      ? await queryRows<{ maxId: number | bigint }>(
+          db,
+          Prisma.sql`
+          SELECT MAX(m."id") AS "maxId" FROM "Message" m WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`,
+        )
+      : await queryRows<{ maxId: number | bigint }>(
+          db,
+          Prisma.sql`
           SELECT MAX(m."id") AS "maxId" FROM "Message" m JOIN "UserMessage" um ON um."messageId" = m."id" AND um."userId" = ${onlyReceivedBy}
-          WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`);
+          WHERE m."streamId" = ${streamId} GROUP BY m."topicLower"`,
+        );
   const ids = rows.map((r) => Number(r.maxId));
   if (ids.length === 0) return [];
-  const latest = await db.message.findMany({ where: { id: { in: ids } }, select: { id: true, topic: true }, orderBy: { id: 'desc' } });
+  const latest = await db.message.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, topic: true },
+    orderBy: { id: 'desc' },
+  });
   return latest.map((m) => ({ name: m.topic, max_id: m.id }));
 }

@@ -16,7 +16,11 @@ export interface EmojiRef {
  * organization first, then the extra emoji (`zulip`), then Unicode emoji.
  */
 export async function emojiByName(db: Db, realmId: number, name: string): Promise<EmojiRef> {
-  const custom = await db.realmEmoji.findFirst({ where: { realmId, name, deactivated: false }, orderBy: { id: 'desc' }, select: { id: true } });
+  const custom = await db.realmEmoji.findFirst({
+    where: { realmId, name, deactivated: false },
+    orderBy: { id: 'desc' },
+    select: { id: true },
+  });
   if (custom) return { code: String(custom.id), type: ReactionType.REALM };
   if (extraEmoji.has(name)) return { code: name, type: ReactionType.EXTRA };
   const code = unicodeEmojiCode(name);
@@ -25,9 +29,16 @@ export async function emojiByName(db: Db, realmId: number, name: string): Promis
 }
 
 /** Refuses a name, code and type that do not name one usable emoji (a new reaction, a status). */
-export async function checkEmoji(db: Db, realmId: number, name: string, emoji: EmojiRef): Promise<void> {
+export async function checkEmoji(
+  db: Db,
+  realmId: number,
+  name: string,
+  emoji: EmojiRef,
+): Promise<void> {
   if (emoji.type === ReactionType.REALM) {
-    const custom = /^\d+$/.test(emoji.code) ? await db.realmEmoji.findFirst({ where: { id: Number(emoji.code), realmId } }) : null;
+    const custom = /^\d+$/.test(emoji.code)
+      ? await db.realmEmoji.findFirst({ where: { id: Number(emoji.code), realmId } })
+      : null;
     if (!custom) throw badRequest('Invalid custom emoji.');
     if (custom.name !== name) throw badRequest('Invalid custom emoji name.');
     if (custom.deactivated) throw badRequest('This custom emoji has been deactivated.');

@@ -14,7 +14,9 @@ export function emojiImageUrl(realmId: number, fileName: string): string {
 }
 
 /** The API's custom emoji object (still_url is null: animated images are not told apart). */
-export function presentRealmEmoji(row: Pick<RealmEmoji, 'id' | 'realmId' | 'name' | 'fileName' | 'deactivated' | 'authorId'>) {
+export function presentRealmEmoji(
+  row: Pick<RealmEmoji, 'id' | 'realmId' | 'name' | 'fileName' | 'deactivated' | 'authorId'>,
+) {
   return {
     id: String(row.id),
     name: row.name,
@@ -26,13 +28,18 @@ export function presentRealmEmoji(row: Pick<RealmEmoji, 'id' | 'realmId' | 'name
 }
 
 /** Every custom emoji of the organization, deactivated ones included, keyed by ID. */
-export async function realmEmojiMap(db: Db, realmId: number): Promise<Record<string, ReturnType<typeof presentRealmEmoji>>> {
+export async function realmEmojiMap(
+  db: Db,
+  realmId: number,
+): Promise<Record<string, ReturnType<typeof presentRealmEmoji>>> {
   const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } });
   return Object.fromEntries(rows.map((row) => [String(row.id), presentRealmEmoji(row)]));
 }
 
 /** `realm_emoji`: the organization's custom emoji. */
-export const realmEmojiState: StateProvider = async ({ db, realm }) => ({ realm_emoji: await realmEmojiMap(db, realm.id) });
+export const realmEmojiState: StateProvider = async ({ db, realm }) => ({
+  realm_emoji: await realmEmojiMap(db, realm.id),
+});
 
 /**
  * The name a new emoji will have: surrounding spaces dropped and inner spaces
@@ -43,17 +50,37 @@ export function checkEmojiName(raw: string): string {
   const name = raw.trim().replace(/ /g, '_');
   if (name === '') throw new ApiError('Emoji name is missing');
   if (/^[0-9a-z_-]*[0-9a-z]$/.test(name)) return name;
-  if (/^[0-9a-z_-]+$/.test(name)) throw new ApiError('Emoji names must end with either a letter or digit.');
-  throw new ApiError('Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.');
+  if (/^[0-9a-z_-]+$/.test(name))
+    throw new ApiError('Emoji names must end with either a letter or digit.');
+  throw new ApiError(
+    'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.',
+  );
 }
 
 /** Image formats accepted for custom emoji, with their file extension and leading bytes. */
 const imageFormats: Record<string, { ext: string; matches: (head: Buffer) => boolean }> = {
-  'image/png': { ext: '.png', matches: (h) => h.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
-  'image/gif': { ext: '.gif', matches: (h) => ['GIF87a', 'GIF89a'].includes(h.subarray(0, 6).toString('latin1')) },
+  'image/png': {
+    ext: '.png',
+    matches: (h) =>
+      h.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
+  'image/gif': {
+    ext: '.gif',
+    matches: (h) => ['GIF87a', 'GIF89a'].includes(h.subarray(0, 6).toString('latin1')),
+  },
   'image/jpeg': { ext: '.jpg', matches: (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff },
-  'image/webp': { ext: '.webp', matches: (h) => h.subarray(0, 4).toString('latin1') === 'RIFF' && h.subarray(8, 12).toString('latin1') === 'WEBP' },
-  'image/avif': { ext: '.avif', matches: (h) => h.subarray(4, 8).toString('latin1') === 'ftyp' && /^avi[fs]$/.test(h.subarray(8, 12).toString('latin1')) },
+  'image/webp': {
+    ext: '.webp',
+    matches: (h) =>
+      h.subarray(0, 4).toString('latin1') === 'RIFF' &&
+      h.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
+  'image/avif': {
+    ext: '.avif',
+    matches: (h) =>
+      h.subarray(4, 8).toString('latin1') === 'ftyp' &&
+      /^avi[fs]$/.test(h.subarray(8, 12).toString('latin1')),
+  },
 };
 
 /**
@@ -64,6 +91,7 @@ const imageFormats: Record<string, { ext: string; matches: (head: Buffer) => boo
 export function emojiImageExtension(contentType: string, head: Buffer): string {
   const format = imageFormats[contentType.toLowerCase()];
   if (!format) throw new ApiError('Invalid image format');
-  if (!format.matches(head)) throw new ApiError('Could not decode image; did you upload an image file?');
+  if (!format.matches(head))
+    throw new ApiError('Could not decode image; did you upload an image file?');
   return format.ext;
 }

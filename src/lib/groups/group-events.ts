@@ -14,9 +14,13 @@ export interface GroupEventContext {
 }
 
 /** The event a client without the capability gets instead of `event`, or null for none. */
-function forLegacyClient(event: EventBody & { group_id?: number; data?: Record<string, unknown> }, context: GroupEventContext): EventBody | null {
+function forLegacyClient(
+  event: EventBody & { group_id?: number; data?: Record<string, unknown> },
+  context: GroupEventContext,
+): EventBody | null {
   if (event.op === 'update' && event.data && 'deactivated' in event.data) {
-    if (event.data.deactivated === true) return { type: 'user_group', op: 'remove', group_id: event.group_id };
+    if (event.data.deactivated === true)
+      return { type: 'user_group', op: 'remove', group_id: event.group_id };
     return context.group ? { type: 'user_group', op: 'add', group: context.group } : null;
   }
   return context.deactivated ? null : event;
@@ -27,6 +31,14 @@ function forLegacyClient(event: EventBody & { group_id?: number; data?: Record<s
  * `include_deactivated_groups` capability get it as it is, the others the
  * form they understand (or nothing).
  */
-export function publishGroupEvent(bus: EventBus, userIds: number[], event: EventBody, context: GroupEventContext): void {
-  bus.publish(event, userIds, { capability: 'include_deactivated_groups', event: forLegacyClient(event, context) });
+export function publishGroupEvent(
+  bus: EventBus,
+  userIds: number[],
+  event: EventBody,
+  context: GroupEventContext,
+): void {
+  bus.publish(event, userIds, {
+    capability: 'include_deactivated_groups',
+    event: forLegacyClient(event, context),
+  });
 }

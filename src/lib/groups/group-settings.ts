@@ -37,7 +37,12 @@ export const userGroupSettingRules: Record<string, GroupSettingRule> = {
 
 /** The rules of the organization's group settings. */
 export const realmGroupSettingRules: Record<string, GroupSettingRule> = {
-  can_access_all_users_group: { allowNobody: false, allowEveryone: true, requireSystemGroup: true, allowedSystemGroups: [SystemGroup.EVERYONE, SystemGroup.MEMBERS] },
+  can_access_all_users_group: {
+    allowNobody: false,
+    allowEveryone: true,
+    requireSystemGroup: true,
+    allowedSystemGroups: [SystemGroup.EVERYONE, SystemGroup.MEMBERS],
+  },
   can_add_custom_emoji_group: { allowNobody: true, allowEveryone: false },
   can_add_subscribers_group: { allowNobody: true, allowEveryone: false },
   can_create_groups: { allowNobody: true, allowEveryone: false },
@@ -47,7 +52,12 @@ export const realmGroupSettingRules: Record<string, GroupSettingRule> = {
     allowNobody: true,
     allowEveryone: false,
     requireSystemGroup: true,
-    allowedSystemGroups: [SystemGroup.MODERATORS, SystemGroup.ADMINISTRATORS, SystemGroup.OWNERS, SystemGroup.NOBODY],
+    allowedSystemGroups: [
+      SystemGroup.MODERATORS,
+      SystemGroup.ADMINISTRATORS,
+      SystemGroup.OWNERS,
+      SystemGroup.NOBODY,
+    ],
   },
   can_delete_any_message_group: { allowNobody: true, allowEveryone: false },
   can_delete_own_message_group: { allowNobody: true, allowEveryone: true },
@@ -79,7 +89,10 @@ export const realmGroupSettings = {
 } as const satisfies Record<string, keyof Realm>;
 
 /** Reads the API form of each group ID in `groupIds`; deactivated users are left out of direct_members. */
-export async function readGroupSettingValues(db: Db, groupIds: Iterable<number>): Promise<Map<number, GroupSettingValue>> {
+export async function readGroupSettingValues(
+  db: Db,
+  groupIds: Iterable<number>,
+): Promise<Map<number, GroupSettingValue>> {
   const ids = [...new Set(groupIds)];
   const groups = await db.userGroup.findMany({
     where: { id: { in: ids } },
@@ -111,9 +124,13 @@ export async function readGroupSettingValue(db: Db, groupId: number): Promise<Gr
 }
 
 /** Canonical form: no members and one subgroup is that group; nothing at all is role:nobody. */
-export function canonicalSettingValue(value: GroupSettingValue, nobodyId: number): GroupSettingValue {
+export function canonicalSettingValue(
+  value: GroupSettingValue,
+  nobodyId: number,
+): GroupSettingValue {
   if (typeof value === 'number') return value;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0];
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1)
+    return value.direct_subgroups[0];
   if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return nobodyId;
   return value;
 }
@@ -121,12 +138,17 @@ export function canonicalSettingValue(value: GroupSettingValue, nobodyId: number
 /** Whether two values name the same holders (order of IDs does not matter). */
 export function sameSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
   if (typeof a === 'number' || typeof b === 'number') return a === b;
-  const same = (x: number[], y: number[]) => new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
+  const same = (x: number[], y: number[]) =>
+    new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
   return same(a.direct_members, b.direct_members) && same(a.direct_subgroups, b.direct_subgroups);
 }
 
 /** Refuses a `{new, old}` change whose `old` differs from the stored value; says whether `new` changes anything. */
-export function checkSettingChange(current: GroupSettingValue, next: GroupSettingValue, expected: GroupSettingValue | undefined): boolean {
+export function checkSettingChange(
+  current: GroupSettingValue,
+  next: GroupSettingValue,
+  expected: GroupSettingValue | undefined,
+): boolean {
   if (expected !== undefined && !sameSettingValue(expected, current)) {
     throw new ApiError("'old' value does not match the expected value.", 'EXPECTATION_MISMATCH');
   }
@@ -135,13 +157,18 @@ export function checkSettingChange(current: GroupSettingValue, next: GroupSettin
 
 /** The ID of a realm's system group, by name. */
 export async function systemGroupId(db: Db, realmId: number, name: string): Promise<number> {
-  const group = await db.userGroup.findFirstOrThrow({ where: { realmId, name, isSystemGroup: true }, select: { id: true } });
+  const group = await db.userGroup.findFirstOrThrow({
+    where: { realmId, name, isSystemGroup: true },
+    select: { id: true },
+  });
   return group.id;
 }
 
 /** A named, usable group of the realm for a setting or as a subgroup; throws Zulip's messages otherwise. */
 async function namedGroupForSetting(db: Db, realmId: number, groupId: number) {
-  const group = await db.userGroup.findFirst({ where: { id: groupId, realmId, name: { not: null } } });
+  const group = await db.userGroup.findFirst({
+    where: { id: groupId, realmId, name: { not: null } },
+  });
   if (!group) throw new ApiError('Invalid user group');
   if (group.deactivated) throw new ApiError('User group is deactivated.');
   return group;
@@ -155,25 +182,40 @@ export type CheckedSettingValue = number | { members: number[]; subgroups: numbe
  * a named group must be one the setting accepts; a collection must name
  * active users and usable named groups of the realm.
  */
-export async function checkGroupSettingValue(db: Db, realmId: number, settingName: string, rule: GroupSettingRule, value: GroupSettingValue): Promise<CheckedSettingValue> {
+export async function checkGroupSettingValue(
+  db: Db,
+  realmId: number,
+  settingName: string,
+  rule: GroupSettingRule,
+  value: GroupSettingValue,
+): Promise<CheckedSettingValue> {
   if (typeof value === 'number') {
     const group = await namedGroupForSetting(db, realmId, value);
     if (rule.requireSystemGroup && !group.isSystemGroup) throw systemGroupRequired(settingName);
-    const refuse = (groupName: string) => new ApiError(`'${settingName}' setting cannot be set to '${groupName}' group.`);
+    const refuse = (groupName: string) =>
+      new ApiError(`'${settingName}' setting cannot be set to '${groupName}' group.`);
     if (group.name === SystemGroup.INTERNET) throw refuse(SystemGroup.INTERNET);
     if (!rule.allowNobody && group.name === SystemGroup.NOBODY) throw refuse(SystemGroup.NOBODY);
-    if (!rule.allowEveryone && group.name === SystemGroup.EVERYONE) throw refuse(SystemGroup.EVERYONE);
-    if (rule.allowOwners === false && group.name === SystemGroup.OWNERS) throw refuse(SystemGroup.OWNERS);
-    if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(group.name!)) throw refuse(group.name!);
+    if (!rule.allowEveryone && group.name === SystemGroup.EVERYONE)
+      throw refuse(SystemGroup.EVERYONE);
+    if (rule.allowOwners === false && group.name === SystemGroup.OWNERS)
+      throw refuse(SystemGroup.OWNERS);
+    if (rule.allowedSystemGroups && !rule.allowedSystemGroups.includes(group.name!))
+      throw refuse(group.name!);
     return group.id;
   }
   if (rule.requireSystemGroup) throw systemGroupRequired(settingName);
   const members = [...new Set(value.direct_members)];
   const subgroups = [...new Set(value.direct_subgroups)];
-  const users = await db.user.findMany({ where: { id: { in: members }, realmId, isActive: true }, select: { id: true } });
+  const users = await db.user.findMany({
+    where: { id: { in: members }, realmId, isActive: true },
+    select: { id: true },
+  });
   const missingUser = members.find((id) => !users.some((u) => u.id === id));
   if (missingUser !== undefined) throw new ApiError(`Invalid user ID: ${missingUser}`);
-  const groups = await db.userGroup.findMany({ where: { id: { in: subgroups }, realmId, name: { not: null } } });
+  const groups = await db.userGroup.findMany({
+    where: { id: { in: subgroups }, realmId, name: { not: null } },
+  });
   const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
   if (missingGroup !== undefined) throw new ApiError(`Invalid user group ID: ${missingGroup}`);
   if (groups.some((g) => g.deactivated)) throw new ApiError('User group is deactivated.');
@@ -181,5 +223,10 @@ export async function checkGroupSettingValue(db: Db, realmId: number, settingNam
 }
 
 function systemGroupRequired(settingName: string): ApiError {
-  return new ApiError(`'${settingName}' must be a system user group.`, 'SYSTEM_GROUP_REQUIRED', 400, { setting_name: settingName });
+  return new ApiError(
+    `'${settingName}' must be a system user group.`,
+    'SYSTEM_GROUP_REQUIRED',
+    400,
+    { setting_name: settingName },
+  );
 }

@@ -8,26 +8,32 @@ import { realmGroupSettingRules, realmGroupSettings } from './group-settings';
 
 /** The IDs of every group `userId` belongs to, directly or through subgroups. */
 export async function groupsOfUser(db: Db, userId: number): Promise<Set<number>> {
-  const rows = await queryRows<{ id: number | bigint }>(db, Prisma.sql`
+  const rows = await queryRows<{ id: number | bigint }>(
+    db,
+    Prisma.sql`
     WITH RECURSIVE member_of(id) AS (
       SELECT "groupId" FROM "UserGroupMember" WHERE "userId" = ${userId}
       UNION
       SELECT s."supergroupId" FROM "UserGroupSubgroup" s JOIN member_of m ON s."subgroupId" = m.id
     )
-    SELECT id FROM member_of`);
+    SELECT id FROM member_of`,
+  );
   return new Set(rows.map((r) => Number(r.id)));
 }
 
 /** The IDs of every user in any of `groupIds`, directly or through subgroups of any depth. */
 export async function membersOfGroups(db: Db, groupIds: number[]): Promise<Set<number>> {
   if (groupIds.length === 0) return new Set();
-  const rows = await queryRows<{ userId: number | bigint }>(db, Prisma.sql`
+  const rows = await queryRows<{ userId: number | bigint }>(
+    db,
+    Prisma.sql`
     WITH RECURSIVE within(id) AS (
       SELECT "id" FROM "UserGroup" WHERE "id" IN (${Prisma.join(groupIds)})
       UNION
       SELECT s."subgroupId" FROM "UserGroupSubgroup" s JOIN within w ON s."supergroupId" = w.id
     )
-    SELECT DISTINCT m."userId" AS "userId" FROM "UserGroupMember" m JOIN within w ON m."groupId" = w.id`);
+    SELECT DISTINCT m."userId" AS "userId" FROM "UserGroupMember" m JOIN within w ON m."groupId" = w.id`,
+  );
   return new Set(rows.map((r) => Number(r.userId)));
 }
 
@@ -88,5 +94,10 @@ export async function userHoldsRealmPermission(
   setting: RealmSettingName,
 ): Promise<boolean> {
   const realm = await db.realm.findUniqueOrThrow({ where: { id: user.realmId } });
-  return userHoldsPermission(db, user, realm[realmGroupSettings[setting]], realmGroupSettingRules[setting].allowEveryone);
+  return userHoldsPermission(
+    db,
+    user,
+    realm[realmGroupSettings[setting]],
+    realmGroupSettingRules[setting].allowEveryone,
+  );
 }

@@ -27,7 +27,10 @@ export type ChannelLinkTarget = {
 
 // Lone surrogates make encodeURIComponent throw; Python would refuse them too.
 function wellFormed(s: string): string {
-  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return s.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );
 }
 
 /**
@@ -51,7 +54,8 @@ export function channelSlug(streamId: number, streamName: string): string {
 export function channelLinkRule(state: StateInline, silent: boolean): boolean {
   const { src, pos, posMax } = state;
   // No links inside link text, and not right after "[" (so [#**x**](url) stays one link).
-  if (state.linkLevel > 0 || !src.startsWith('#**', pos) || !mayStartAt(src, pos, false)) return false;
+  if (state.linkLevel > 0 || !src.startsWith('#**', pos) || !mayStartAt(src, pos, false))
+    return false;
   const start = pos + 3;
   const end = nameEnd(src, start, posMax);
   if (end <= start || end + 2 > posMax || src[end + 1] !== '*') return false;
@@ -73,7 +77,11 @@ function resolveChannelLink(text: string, state: StateInline): ChannelLinkTarget
       const rest = text.slice(separator + 1);
       const at = rest.lastIndexOf('@');
       const digits = at >= 0 ? rest.slice(at + 1) : '';
-      const target: ChannelLinkTarget = { streamId: stream.id, streamName: stream.name, topic: rest };
+      const target: ChannelLinkTarget = {
+        streamId: stream.id,
+        streamName: stream.name,
+        topic: rest,
+      };
       if (/^\d{1,15}$/.test(digits)) {
         target.topic = rest.slice(0, at);
         target.messageId = Number(digits);

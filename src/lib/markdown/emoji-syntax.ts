@@ -16,8 +16,7 @@ export const EMOJI_TOKEN = 'zulip_emoji';
 
 /** An emoji to render: a Unicode one by code point, or an image. */
 export type EmojiTarget =
-  | { kind: 'unicode'; name: string; code: string }
-  | { kind: 'image'; name: string; url: string };
+  { kind: 'unicode'; name: string; code: string } | { kind: 'image'; name: string; url: string };
 
 /** The image of the built-in :zulip: emoji (kept relative, as Zulip does). */
 const ZULIP_EMOJI_URL = '/static/generated/emoji/images/emoji/unicode/zulip.png';
@@ -30,7 +29,11 @@ const MAX_NAME_LENGTH = 100;
  * selector (e.g. "2708" for the airplane, not "2708-fe0f").
  */
 export function zulipEmojiCode(code: string): string {
-  return code.toLowerCase().split('-').filter((part) => part !== 'fe0f').join('-');
+  return code
+    .toLowerCase()
+    .split('-')
+    .filter((part) => part !== 'fe0f')
+    .join('-');
 }
 
 // Emoji names by Zulip code, for emoji characters typed directly.
@@ -51,8 +54,14 @@ function resolveEmojiName(name: string, state: StateInline): EmojiTarget | undef
 }
 
 function isNameChar(ch: number): boolean {
-  return (ch >= 0x30 && ch <= 0x39) || (ch >= 0x41 && ch <= 0x5a) || (ch >= 0x61 && ch <= 0x7a) ||
-    ch === 0x5f /* _ */ || ch === 0x2d /* - */ || ch === 0x2b /* + */;
+  return (
+    (ch >= 0x30 && ch <= 0x39) ||
+    (ch >= 0x41 && ch <= 0x5a) ||
+    (ch >= 0x61 && ch <= 0x7a) ||
+    ch === 0x5f /* _ */ ||
+    ch === 0x2d /* - */ ||
+    ch === 0x2b
+  ); /* + */
 }
 
 /**
@@ -129,7 +138,9 @@ export function typedEmojiRule(state: StateCore): void {
     // Only non-ASCII text can hold an emoji sequence.
     if (!/[\u0080-\uffff]/.test(block.content)) continue;
     block.children = block.children.flatMap((child) =>
-      child.type === 'text' && /[\u0080-\uffff]/.test(child.content) ? splitText(child, state) : [child],
+      child.type === 'text' && /[\u0080-\uffff]/.test(child.content)
+        ? splitText(child, state)
+        : [child],
     );
   }
 }

@@ -7,17 +7,31 @@ import { CHANNEL_LINK_TOKEN, channelLinkRule, renderChannelLink } from './channe
 import { EMOJI_TOKEN, emojiRule, renderEmoji, typedEmojiRule } from './emoji-syntax';
 import { fenceRule, renderCodeBlock, spoilerRenderers } from './fences';
 import { finishRule } from './finish';
-import { TIME_TOKEN, codeSpanRule, renderTime, strikethroughRule, timeRule, underscoreRule } from './inline-syntax';
+import {
+  TIME_TOKEN,
+  codeSpanRule,
+  renderTime,
+  strikethroughRule,
+  timeRule,
+  underscoreRule,
+} from './inline-syntax';
 import { isAllowedLink } from './links';
 import { MENTION_TOKEN, mentionRule, renderMention } from './mentions';
 
 /** Builds a parser for Zulip-flavoured Markdown (stateless; safe to share). */
 export function createZulipMarkdown(): MarkdownIt.MarkdownIt {
-  const md = new MarkdownIt('default', { html: false, breaks: true, linkify: true, typographer: false });
+  const md = new MarkdownIt('default', {
+    html: false,
+    breaks: true,
+    linkify: true,
+    typographer: false,
+  });
   md.linkify.set({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: false });
   md.validateLink = isAllowedLink;
 
-  md.block.ruler.before('fence', 'zulip_fence', fenceRule, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+  md.block.ruler.before('fence', 'zulip_fence', fenceRule, {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
   md.inline.ruler.before('backticks', 'zulip_code_span', codeSpanRule);
   md.inline.ruler.before('emphasis', 'zulip_underscore', underscoreRule);
   md.inline.ruler.before('emphasis', 'zulip_mention', mentionRule);
@@ -27,7 +41,17 @@ export function createZulipMarkdown(): MarkdownIt.MarkdownIt {
   md.inline.ruler.after('linkify', 'zulip_emoji', emojiRule);
   md.core.ruler.after('text_join', 'zulip_typed_emoji', typedEmojiRule);
   md.core.ruler.after('zulip_typed_emoji', 'zulip_finish', finishRule);
-  md.disable(['fence', 'backticks', 'strikethrough', 'reference', 'lheading', 'image', 'autolink', 'html_block', 'html_inline']);
+  md.disable([
+    'fence',
+    'backticks',
+    'strikethrough',
+    'reference',
+    'lheading',
+    'image',
+    'autolink',
+    'html_block',
+    'html_inline',
+  ]);
 
   const rules = md.renderer.rules;
   rules.fence = renderCodeBlock;

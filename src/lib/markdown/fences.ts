@@ -74,7 +74,12 @@ function findClose(state: StateBlock, startLine: number, endLine: number, openin
 }
 
 /** markdown-it block rule replacing `fence`: code, quote and spoiler fences. */
-export function fenceRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+export function fenceRule(
+  state: StateBlock,
+  startLine: number,
+  endLine: number,
+  silent: boolean,
+): boolean {
   if (state.sCount[startLine] - state.blkIndent >= 4) return false;
   const opening = parseFenceLine(lineText(state, startLine));
   if (!opening) return false;
@@ -101,7 +106,13 @@ function isBlankRange(state: StateBlock, from: number, to: number): boolean {
 }
 
 // A quote or spoiler: its lines are parsed as Markdown inside the container.
-function pushMarkdownBlock(state: StateBlock, kind: FenceKind, opening: FenceLine, startLine: number, close: number): void {
+function pushMarkdownBlock(
+  state: StateBlock,
+  kind: FenceKind,
+  opening: FenceLine,
+  startLine: number,
+  close: number,
+): void {
   const oldParentType = state.parentType;
   const oldLineMax = state.lineMax;
   state.parentType = 'blockquote';

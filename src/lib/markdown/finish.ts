@@ -24,7 +24,12 @@ export function finishRule(state: StateCore): void {
   env.result.hasAttachment = env.result.uploadPathIds.length > 0;
 }
 
-function finishInline(children: Token[], inQuote: boolean, env: ZulipEnv, state: StateCore): Token[] {
+function finishInline(
+  children: Token[],
+  inQuote: boolean,
+  env: ZulipEnv,
+  state: StateCore,
+): Token[] {
   const out: Token[] = [];
   for (let i = 0; i < children.length; i++) {
     const token = children[i];
@@ -93,7 +98,8 @@ function finishLink(open: Token, inner: Token[], env: ZulipEnv): boolean {
   const { result } = env;
   result.hasLink = true;
   if (resolved.uploadPathId !== undefined) {
-    if (!result.uploadPathIds.includes(resolved.uploadPathId)) result.uploadPathIds.push(resolved.uploadPathId);
+    if (!result.uploadPathIds.includes(resolved.uploadPathId))
+      result.uploadPathIds.push(resolved.uploadPathId);
     if (resolved.isUploadedImage) result.hasImage = true;
   }
   return true;

@@ -39,7 +39,11 @@ export function codeSpanRule(state: StateInline, silent: boolean): boolean {
   const wholeText = max === src.length;
   if (!(wholeText && state.backticksScanned && (state.backticks[marker.length] ?? 0) <= start)) {
     let runEnd = textStart;
-    for (let runStart = src.indexOf('`', runEnd); runStart !== -1 && runStart < max; runStart = src.indexOf('`', runEnd)) {
+    for (
+      let runStart = src.indexOf('`', runEnd);
+      runStart !== -1 && runStart < max;
+      runStart = src.indexOf('`', runEnd)
+    ) {
       runEnd = runStart + 1;
       while (runEnd < max && src[runEnd] === '`') runEnd++;
       if (runEnd - runStart === marker.length) {
@@ -69,7 +73,8 @@ export function strikethroughRule(state: StateInline, silent: boolean): boolean 
   if (!src.startsWith('~~', start) || (start > 0 && src[start - 1] === '~')) return false;
   let end = start + 2;
   while (end < max && src[end] !== '~' && src[end] !== '\n') end++;
-  if (end === start + 2 || end + 2 > max || !src.startsWith('~~', end) || src[end + 2] === '~') return false;
+  if (end === start + 2 || end + 2 > max || !src.startsWith('~~', end) || src[end + 2] === '~')
+    return false;
 
   if (!silent) {
     state.pos = start + 2;
@@ -94,10 +99,16 @@ export function parseGlobalTime(text: string): string | undefined {
   if (/^-?\d{1,12}(\.\d+)?$/.test(trimmed)) {
     millis = Math.floor(Number(trimmed)) * 1000;
   } else {
-    const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)? ?(Z|[+-]\d{2}:?\d{2})?$/i.exec(trimmed);
+    const m =
+      /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)? ?(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+        trimmed,
+      );
     if (!m) return undefined;
-    const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((part) => Number(part ?? 0));
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
+    const [year, month, day, hour = 0, minute = 0, second = 0] = m
+      .slice(1, 7)
+      .map((part) => Number(part ?? 0));
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+      return undefined;
     millis = Date.UTC(year, month - 1, day, hour, minute, second);
     if (new Date(millis).getUTCDate() !== day) return undefined; // e.g. 2021-02-30
     const zone = m[7];

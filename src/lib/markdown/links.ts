@@ -4,10 +4,31 @@
 
 /** URL schemes a message link may use (Zulip's list, without file:). */
 export const ALLOWED_SCHEMES = [
-  'http', 'https', 'ftp', 'mailto',
+  'http',
+  'https',
+  'ftp',
+  'mailto',
   // The WHATWG "safelisted schemes".
-  'bitcoin', 'geo', 'im', 'irc', 'ircs', 'magnet', 'matrix', 'mms', 'news', 'nntp',
-  'openpgp4fpr', 'sip', 'sms', 'smsto', 'ssh', 'tel', 'urn', 'webcal', 'wtai', 'xmpp',
+  'bitcoin',
+  'geo',
+  'im',
+  'irc',
+  'ircs',
+  'magnet',
+  'matrix',
+  'mms',
+  'news',
+  'nntp',
+  'openpgp4fpr',
+  'sip',
+  'sms',
+  'smsto',
+  'ssh',
+  'tel',
+  'urn',
+  'webcal',
+  'wtai',
+  'xmpp',
 ];
 
 // File extensions Zulip treats as images.
@@ -69,8 +90,10 @@ export function resolveLink(destination: string, baseUrl: string): ResolvedLink 
   }
 
   const local = sameRealmPath(href, base);
-  if (local?.startsWith('/#')) return { href: local.slice(1), external: false, isUploadedImage: false };
-  if (local?.startsWith(UPLOADS_PREFIX)) return uploadLink(href, local.slice(UPLOADS_PREFIX.length));
+  if (local?.startsWith('/#'))
+    return { href: local.slice(1), external: false, isUploadedImage: false };
+  if (local?.startsWith(UPLOADS_PREFIX))
+    return uploadLink(href, local.slice(UPLOADS_PREFIX.length));
   return { href, external: local === undefined, isUploadedImage: false };
 }
 

@@ -56,7 +56,11 @@ export function splitIdSyntax(text: string): { fullName?: string; id: number } |
 }
 
 // What @**text** refers to, or undefined when it names nobody.
-function resolveUserMention(text: string, silent: boolean, ctx: RenderContext): MentionTarget | undefined {
+function resolveUserMention(
+  text: string,
+  silent: boolean,
+  ctx: RenderContext,
+): MentionTarget | undefined {
   if (STREAM_WILDCARDS.has(text)) return { kind: 'stream-wildcard', name: text, silent };
   if (text === TOPIC_WILDCARD) return { kind: 'topic-wildcard', name: text, silent };
   const idSyntax = splitIdSyntax(text);

@@ -23,7 +23,8 @@ export type DraftRow = Pick<Draft, 'type' | 'recipients' | 'topic' | 'content' |
 
 /** The gate of every drafts endpoint. */
 export function checkDraftsEnabled(user: Pick<User, 'enableDraftsSynchronization'>): void {
-  if (!user.enableDraftsSynchronization) throw badRequest('User has disabled synchronizing drafts.');
+  if (!user.enableDraftsSynchronization)
+    throw badRequest('User has disabled synchronizing drafts.');
 }
 
 /**
@@ -40,22 +41,51 @@ export function conversationPeers(senderId: number, userIds: number[]): number[]
  * channel draft names exactly one channel the user can read; a direct draft
  * names existing, active users (none is allowed, and stores an unaddressed draft).
  */
-export async function checkDraft(db: Db, realm: Realm, user: User, input: DraftInput, now: Date): Promise<DraftRow> {
+export async function checkDraft(
+  db: Db,
+  realm: Realm,
+  user: User,
+  input: DraftInput,
+  now: Date,
+): Promise<DraftRow> {
   const content = normalizeContent(input.content);
-  if (input.timestamp !== undefined && input.timestamp < 0) throw badRequest('Timestamp must not be negative.');
+  if (input.timestamp !== undefined && input.timestamp < 0)
+    throw badRequest('Timestamp must not be negative.');
   const lastEditTime = input.timestamp === undefined ? now : new Date(input.timestamp * 1000);
   if (input.type === 'stream') {
     if (input.topic.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
-    if (input.to.length !== 1) throw badRequest('Must specify exactly 1 channel ID for channel messages');
+    if (input.to.length !== 1)
+      throw badRequest('Must specify exactly 1 channel ID for channel messages');
     const stream = await db.stream.findFirst({ where: { id: input.to[0], realmId: realm.id } });
-    if (!stream || stream.isArchived || !(await new ChannelAccess(db, user).hasContentAccess(stream))) throw badRequest('Invalid channel ID');
+    if (
+      !stream ||
+      stream.isArchived ||
+      !(await new ChannelAccess(db, user).hasContentAccess(stream))
+    )
+      throw badRequest('Invalid channel ID');
     const topic = truncate(input.topic, MAX_TOPIC_LENGTH, '...');
-    return { type: 'stream', recipients: JSON.stringify([stream.id]), topic, content, lastEditTime };
+    return {
+      type: 'stream',
+      recipients: JSON.stringify([stream.id]),
+      topic,
+      content,
+      lastEditTime,
+    };
   }
   if (input.type === 'private' && input.to.length > 0) {
-    const to = await resolveAddressee(db, new ChannelAccess(db, user), realm, 'private', input.to, undefined);
+    const to = await resolveAddressee(
+      db,
+      new ChannelAccess(db, user),
+      realm,
+      'private',
+      input.to,
+      undefined,
+    );
     if (to.kind !== 'dm') throw new Error('a direct draft resolved to a channel');
-    const peers = conversationPeers(user.id, to.recipients.map((u) => u.id));
+    const peers = conversationPeers(
+      user.id,
+      to.recipients.map((u) => u.id),
+    );
     return { type: 'private', recipients: JSON.stringify(peers), topic: '', content, lastEditTime };
   }
   // Unaddressed, as Zulip stores a direct draft without recipients.
@@ -76,8 +106,13 @@ export function presentDraft(draft: Draft) {
 
 /** The user's drafts, least recently edited first. */
 export async function listDrafts(db: Db, userId: number): Promise<Draft[]> {
-  return db.draft.findMany({ where: { userId }, orderBy: [{ lastEditTime: 'asc' }, { id: 'asc' }] });
+  return db.draft.findMany({
+    where: { userId },
+    orderBy: [{ lastEditTime: 'asc' }, { id: 'asc' }],
+  });
 }
 
 /** `drafts`: the user's stored drafts (none when synchronization is off, since turning it off deletes them). */
-export const draftsState: StateProvider = async ({ db, user }) => ({ drafts: (await listDrafts(db, user.id)).map(presentDraft) });
+export const draftsState: StateProvider = async ({ db, user }) => ({
+  drafts: (await listDrafts(db, user.id)).map(presentDraft),
+});

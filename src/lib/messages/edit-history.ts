@@ -43,15 +43,26 @@ export type Snapshot = Record<string, unknown>;
  * after each edit. Walks back from the current state through the stored
  * entries (newest first), undoing each one.
  */
-export function messageSnapshots(message: Message, policy: number, allowEmptyTopicName: boolean): Snapshot[] {
-  if (policy === HistoryPolicy.NONE) throw badRequest('Message edit history is disabled in this organization');
+export function messageSnapshots(
+  message: Message,
+  policy: number,
+  allowEmptyTopicName: boolean,
+): Snapshot[] {
+  if (policy === HistoryPolicy.NONE)
+    throw badRequest('Message edit history is disabled in this organization');
   const show = (topic: string) => displayTopic(topic, allowEmptyTopicName);
   let content = message.content;
   let rendered = message.renderedContent;
   let topic = message.topic;
   const newestFirst: Snapshot[] = [];
   for (const entry of readEditHistory(message)) {
-    const snap: Snapshot = { topic: show(topic), content, rendered_content: rendered, timestamp: entry.timestamp, user_id: entry.user_id };
+    const snap: Snapshot = {
+      topic: show(topic),
+      content,
+      rendered_content: rendered,
+      timestamp: entry.timestamp,
+      user_id: entry.user_id,
+    };
     if (entry.prev_topic !== undefined) {
       snap.prev_topic = show(entry.prev_topic);
       topic = entry.prev_topic;
@@ -69,13 +80,28 @@ export function messageSnapshots(message: Message, policy: number, allowEmptyTop
     }
     newestFirst.push(snap);
   }
-  const original: Snapshot = { topic: show(topic), content, rendered_content: rendered, timestamp: Math.floor(message.dateSent.getTime() / 1000), user_id: message.senderId };
+  const original: Snapshot = {
+    topic: show(topic),
+    content,
+    rendered_content: rendered,
+    timestamp: Math.floor(message.dateSent.getTime() / 1000),
+    user_id: message.senderId,
+  };
   const snapshots = [original, ...newestFirst.reverse()];
   if (policy !== HistoryPolicy.MOVES) return snapshots;
   // Moves only: content edits are dropped and content fields left out.
   return snapshots
     .filter((s, i) => i === 0 || s.prev_topic !== undefined || s.prev_stream !== undefined)
-    .map(({ content: _c, rendered_content: _r, prev_content: _p, prev_rendered_content: _pr, content_html_diff: _d, ...rest }) => rest);
+    .map(
+      ({
+        content: _c,
+        rendered_content: _r,
+        prev_content: _p,
+        prev_rendered_content: _pr,
+        content_html_diff: _d,
+        ...rest
+      }) => rest,
+    );
 }
 
 /**

@@ -4,7 +4,16 @@
 import type { UserMessage } from '../../../generated/prisma/sqlite/client';
 
 /** The flag columns of a user's row for a message. */
-export type FlagColumns = Pick<UserMessage, 'read' | 'starred' | 'mentioned' | 'streamWildcardMentioned' | 'topicWildcardMentioned' | 'hasAlertWord' | 'historical'>;
+export type FlagColumns = Pick<
+  UserMessage,
+  | 'read'
+  | 'starred'
+  | 'mentioned'
+  | 'streamWildcardMentioned'
+  | 'topicWildcardMentioned'
+  | 'hasAlertWord'
+  | 'historical'
+>;
 
 /** Every flag the API shows, in the order it lists them, and whether a row has it. */
 const apiFlags: [name: string, holds: (row: Partial<FlagColumns>) => boolean | undefined][] = [
@@ -30,7 +39,11 @@ export function flagList(row: Partial<FlagColumns> | null | undefined): string[]
 }
 
 /** Flags users may set, and the column of each (`collapsed` is accepted but not stored). */
-export const editableFlags: Record<string, 'read' | 'starred' | null> = { read: 'read', starred: 'starred', collapsed: null };
+export const editableFlags: Record<string, 'read' | 'starred' | null> = {
+  read: 'read',
+  starred: 'starred',
+  collapsed: null,
+};
 
 /** Whether users may set `flag`. */
 export function isEditableFlag(flag: string): boolean {

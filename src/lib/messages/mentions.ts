@@ -20,10 +20,22 @@ export interface MentionScope {
 }
 
 /** Users who sent or reacted to messages in a topic. */
-async function topicParticipants(db: Db, streamId: number, topicLower: string): Promise<Set<number>> {
+async function topicParticipants(
+  db: Db,
+  streamId: number,
+  topicLower: string,
+): Promise<Set<number>> {
   const [senders, reactors] = await Promise.all([
-    db.message.findMany({ where: { streamId, topicLower }, distinct: ['senderId'], select: { senderId: true } }),
-    db.reaction.findMany({ where: { message: { streamId, topicLower } }, distinct: ['userId'], select: { userId: true } }),
+    db.message.findMany({
+      where: { streamId, topicLower },
+      distinct: ['senderId'],
+      select: { senderId: true },
+    }),
+    db.reaction.findMany({
+      where: { message: { streamId, topicLower } },
+      distinct: ['userId'],
+      select: { userId: true },
+    }),
   ]);
   return new Set([...senders.map((s) => s.senderId), ...reactors.map((r) => r.userId)]);
 }
@@ -35,26 +47,46 @@ async function topicParticipants(db: Db, streamId: number, topicLower: string): 
  * topic, returns the topic's participants (the author included): those get
  * the topic wildcard flag.
  */
-export async function checkMentions(db: Db, access: ChannelAccess, realm: Realm, rendered: RenderResult, scope: MentionScope | null): Promise<Set<number> | null> {
+export async function checkMentions(
+  db: Db,
+  access: ChannelAccess,
+  realm: Realm,
+  rendered: RenderResult,
+  scope: MentionScope | null,
+): Promise<Set<number> | null> {
   if (rendered.mentionedGroupIds.size > 0) {
-    const groups = await db.userGroup.findMany({ where: { id: { in: [...rendered.mentionedGroupIds] } }, select: { name: true, canMentionGroupId: true } });
+    const groups = await db.userGroup.findMany({
+      where: { id: { in: [...rendered.mentionedGroupIds] } },
+      select: { name: true, canMentionGroupId: true },
+    });
     for (const g of groups) {
-      if (g.canMentionGroupId !== null && !(await access.holds(g.canMentionGroupId))) throw badRequest(`You are not allowed to mention user group '${g.name}'.`);
+      if (g.canMentionGroupId !== null && !(await access.holds(g.canMentionGroupId)))
+        throw badRequest(`You are not allowed to mention user group '${g.name}'.`);
     }
   }
   if (scope === null) return null;
   const mayMentionMany = () => access.holds(realm.canMentionManyUsersGroupId);
   if (rendered.streamWildcard) {
-    const subscribers = scope.subscriberCount ?? (await db.subscription.count({ where: { streamId: scope.streamId, active: true, user: { isActive: true } } }));
+    const subscribers =
+      scope.subscriberCount ??
+      (await db.subscription.count({
+        where: { streamId: scope.streamId, active: true, user: { isActive: true } },
+      }));
     if (subscribers > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
-      throw new ApiError('You do not have permission to use channel wildcard mentions in this channel.', 'STREAM_WILDCARD_MENTION_NOT_ALLOWED');
+      throw new ApiError(
+        'You do not have permission to use channel wildcard mentions in this channel.',
+        'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+      );
     }
   }
   if (!rendered.topicWildcard) return null;
   const participants = await topicParticipants(db, scope.streamId, scope.topicLower);
   participants.add(access.user.id);
   if (participants.size > WILDCARD_MENTION_THRESHOLD && !(await mayMentionMany())) {
-    throw new ApiError('You do not have permission to use topic wildcard mentions in this topic.', 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED');
+    throw new ApiError(
+      'You do not have permission to use topic wildcard mentions in this topic.',
+      'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+    );
   }
   return participants;
 }

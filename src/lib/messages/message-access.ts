@@ -14,7 +14,12 @@ export function invalidMessage(): Error {
 }
 
 /** Whether `access.user` may read `message`, given their row for it (if any) and its channel. */
-export async function canReadMessage(access: ChannelAccess, message: Pick<Message, 'streamId'>, userMessage: UserMessage | null | undefined, stream: Stream | null | undefined): Promise<boolean> {
+export async function canReadMessage(
+  access: ChannelAccess,
+  message: Pick<Message, 'streamId'>,
+  userMessage: UserMessage | null | undefined,
+  stream: Stream | null | undefined,
+): Promise<boolean> {
   if (message.streamId === null) return Boolean(userMessage);
   if (!stream) return false;
   if (!stream.historyPublicToSubscribers && !stream.isWebPublic) {
@@ -24,27 +29,40 @@ export async function canReadMessage(access: ChannelAccess, message: Pick<Messag
 }
 
 /** The messages of `ids` that `user` may read, with their rows, keyed by message ID. */
-export async function readableMessages(db: Db, user: User, ids: number[]): Promise<Map<number, { message: Message; userMessage: UserMessage | null }>> {
+export async function readableMessages(
+  db: Db,
+  user: User,
+  ids: number[],
+): Promise<Map<number, { message: Message; userMessage: UserMessage | null }>> {
   const out = new Map<number, { message: Message; userMessage: UserMessage | null }>();
   if (ids.length === 0) return out;
   const [messages, rows] = await Promise.all([
     db.message.findMany({ where: { id: { in: ids }, realmId: user.realmId } }),
     db.userMessage.findMany({ where: { userId: user.id, messageId: { in: ids } } }),
   ]);
-  const streamIds = [...new Set(messages.map((m) => m.streamId).filter((id): id is number => id !== null))];
-  const streams = new Map((await db.stream.findMany({ where: { id: { in: streamIds } } })).map((s) => [s.id, s]));
+  const streamIds = [
+    ...new Set(messages.map((m) => m.streamId).filter((id): id is number => id !== null)),
+  ];
+  const streams = new Map(
+    (await db.stream.findMany({ where: { id: { in: streamIds } } })).map((s) => [s.id, s]),
+  );
   const rowOf = new Map(rows.map((r) => [r.messageId, r]));
   const access = new ChannelAccess(db, user);
   for (const message of messages) {
     const userMessage = rowOf.get(message.id) ?? null;
     const stream = message.streamId !== null ? streams.get(message.streamId) : null;
-    if (await canReadMessage(access, message, userMessage, stream)) out.set(message.id, { message, userMessage });
+    if (await canReadMessage(access, message, userMessage, stream))
+      out.set(message.id, { message, userMessage });
   }
   return out;
 }
 
 /** One message `user` may read, or "Invalid message(s)". */
-export async function accessMessage(db: Db, user: User, messageId: number): Promise<{ message: Message; userMessage: UserMessage | null }> {
+export async function accessMessage(
+  db: Db,
+  user: User,
+  messageId: number,
+): Promise<{ message: Message; userMessage: UserMessage | null }> {
   const found = (await readableMessages(db, user, [messageId])).get(messageId);
   if (!found) throw invalidMessage();
   return found;

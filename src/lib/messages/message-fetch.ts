@@ -47,32 +47,62 @@ export interface FetchResult {
 
 function incompatible(parameters: string[]): ApiError {
   const joined = parameters.join(', ');
-  return new ApiError(`Unsupported parameter combination: ${joined}`, 'BAD_REQUEST', 400, { parameters: joined });
+  return new ApiError(`Unsupported parameter combination: ${joined}`, 'BAD_REQUEST', 400, {
+    parameters: joined,
+  });
 }
 
 /** Replaces a `with` term by the conversation the message is in now, when the user may read it. */
-export async function applyWithOperator(db: Db, user: User, narrow: NarrowTerm[]): Promise<NarrowTerm[]> {
+export async function applyWithOperator(
+  db: Db,
+  user: User,
+  narrow: NarrowTerm[],
+): Promise<NarrowTerm[]> {
   const withTerm = narrow.find((t) => t.operator === 'with');
   if (!withTerm) return narrow;
   const rest = narrow.filter((t) => t.operator !== 'with');
   const id = Number(withTerm.operand);
-  if (!Number.isInteger(id)) throw new ApiError('Invalid narrow operator: Invalid message ID', 'BAD_NARROW');
+  if (!Number.isInteger(id))
+    throw new ApiError('Invalid narrow operator: Invalid message ID', 'BAD_NARROW');
   const found = (await readableMessages(db, user, [id])).get(id);
   if (!found) return rest;
   const conversation = new Set(['channel', 'stream', 'topic', 'subject', 'dm', 'pm-with']);
   const kept = rest.filter((t) => !conversation.has(t.operator));
   const m = found.message;
-  if (m.streamId !== null) return [...kept, { operator: 'channel', operand: m.streamId, negated: false }, { operator: 'topic', operand: m.topic, negated: false }];
+  if (m.streamId !== null)
+    return [
+      ...kept,
+      { operator: 'channel', operand: m.streamId, negated: false },
+      { operator: 'topic', operand: m.topic, negated: false },
+    ];
   return [...kept, { operator: 'dm', operand: dmParticipants(m.dmKey), negated: false }];
 }
 
 /** Whether the narrow may include messages the user never received (channel history). */
-async function includesHistory(access: ChannelAccess, narrow: NarrowTerm[], terms: ResolvedTerm[]): Promise<boolean> {
+async function includesHistory(
+  access: ChannelAccess,
+  narrow: NarrowTerm[],
+  terms: ResolvedTerm[],
+): Promise<boolean> {
   let include = false;
-  const term = terms.find((t): t is Extract<ResolvedTerm, { kind: 'stream' }> => t.kind === 'stream' && !t.negated);
+  const term = terms.find(
+    (t): t is Extract<ResolvedTerm, { kind: 'stream' }> => t.kind === 'stream' && !t.negated,
+  );
   if (term) include = await access.hasHistoryAccess(term.stream);
-  if (narrow.some((t) => (t.operator === 'channels' || t.operator === 'streams') && t.operand === 'public' && !t.negated) && !isGuest(access.user)) include = true;
-  if (narrow.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed')) include = false;
+  if (
+    narrow.some(
+      (t) =>
+        (t.operator === 'channels' || t.operator === 'streams') &&
+        t.operand === 'public' &&
+        !t.negated,
+    ) &&
+    !isGuest(access.user)
+  )
+    include = true;
+  if (
+    narrow.some((t) => t.operator === 'is' && t.operand !== 'resolved' && t.operand !== 'followed')
+  )
+    include = false;
   return include;
 }
 
@@ -85,14 +115,26 @@ async function includesHistory(access: ChannelAccess, narrow: NarrowTerm[], term
 type Row = PresentedMessage & { umFlags: number | null };
 
 const ROW_COLUMNS = sql`m."id", m."senderId", m."streamId", m."dmKey", m."topic", m."content", m."renderedContent", m."dateSent", m."lastEditTime", m."lastMovedTime", m."editHistory", m."sendingClient", m."isMeMessage"`;
-const FLAG_COLUMNS = ['read', 'starred', 'mentioned', 'streamWildcardMentioned', 'topicWildcardMentioned', 'hasAlertWord', 'historical'] as const;
+const FLAG_COLUMNS = [
+  'read',
+  'starred',
+  'mentioned',
+  'streamWildcardMentioned',
+  'topicWildcardMentioned',
+  'hasAlertWord',
+  'historical',
+] as const;
 /** The user's flags summed as bits (CAST makes a boolean 0 or 1 on both databases). */
-const FLAG_BITS = Prisma.join(FLAG_COLUMNS.map((column, bit) => Prisma.raw(`${1 << bit} * CAST(um."${column}" AS INTEGER)`)), ' + ');
+const FLAG_BITS = Prisma.join(
+  FLAG_COLUMNS.map((column, bit) => Prisma.raw(`${1 << bit} * CAST(um."${column}" AS INTEGER)`)),
+  ' + ',
+);
 
 /** The flag list of a row's flag bits. */
 function flagsOfBits(bits: number | null): string[] {
   if (bits === null) return flagList(null);
-  const set = (column: (typeof FLAG_COLUMNS)[number]) => (bits & (1 << FLAG_COLUMNS.indexOf(column))) !== 0;
+  const set = (column: (typeof FLAG_COLUMNS)[number]) =>
+    (bits & (1 << FLAG_COLUMNS.indexOf(column))) !== 0;
   return flagList({
     read: set('read'),
     starred: set('starred'),
@@ -105,27 +147,51 @@ function flagsOfBits(bits: number | null): string[] {
 }
 
 /** Builds and runs one side of the range query, returning message IDs. */
-type IdQuery = (extra: Prisma.Sql, order: 'ASC' | 'DESC', limit: number | null) => Promise<number[]>;
+type IdQuery = (
+  extra: Prisma.Sql,
+  order: 'ASC' | 'DESC',
+  limit: number | null,
+) => Promise<number[]>;
 
 /** Runs GET /messages for `user`. */
-export async function fetchMessages(db: Db, provider: SqlContext['provider'], user: User, request: FetchRequest): Promise<FetchResult> {
+export async function fetchMessages(
+  db: Db,
+  provider: SqlContext['provider'],
+  user: User,
+  request: FetchRequest,
+): Promise<FetchResult> {
   const { numBefore, numAfter, messageIds } = request;
   if (messageIds !== undefined) {
     if (numBefore > 0 || numAfter > 0 || request.anchor !== undefined) {
-      throw incompatible(['num_before', 'num_after', 'anchor', 'message_ids', 'include_anchor', 'use_first_unread_anchor']);
+      throw incompatible([
+        'num_before',
+        'num_after',
+        'anchor',
+        'message_ids',
+        'include_anchor',
+        'use_first_unread_anchor',
+      ]);
     }
   } else if (request.anchor === undefined) {
     throw badRequest("Missing 'anchor' argument.");
   }
-  if ((messageIds?.length ?? numBefore + numAfter) > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
-  if (numBefore > 0 && numAfter > 0 && !request.includeAnchor) throw badRequest('The anchor can only be excluded at an end of the range');
+  if ((messageIds?.length ?? numBefore + numAfter) > MAX_MESSAGES_PER_FETCH)
+    throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  if (numBefore > 0 && numAfter > 0 && !request.includeAnchor)
+    throw badRequest('The anchor can only be excluded at an end of the range');
 
   const access = new ChannelAccess(db, user);
   const narrow = await applyWithOperator(db, user, request.narrow);
   const terms = await resolveNarrow(db, user, narrow);
   const history = await includesHistory(access, narrow, terms);
-  const needsMuted = terms.some((t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in');
-  const ctx: SqlContext = { provider, mutedStreamIds: needsMuted || request.anchor === 'first_unread' ? await mutedStreamIds(db, user.id) : [] };
+  const needsMuted = terms.some(
+    (t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in',
+  );
+  const ctx: SqlContext = {
+    provider,
+    mutedStreamIds:
+      needsMuted || request.anchor === 'first_unread' ? await mutedStreamIds(db, user.id) : [],
+  };
   const condition = narrowCondition(terms, ctx);
   const from = history
     ? sql`FROM "Message" m LEFT JOIN "UserMessage" um ON um."messageId" = m."id" AND um."userId" = ${user.id} WHERE m."realmId" = ${user.realmId}`
@@ -137,18 +203,39 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
   // here by ID, so the range needs no second round of queries.
   const found = new Map<number, Row>();
   const query: IdQuery = async (extra, order, limit) => {
-    const rows = await queryRows<Row>(db, sql`SELECT ${ROW_COLUMNS}, ${FLAG_BITS} AS "umFlags" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`);
+    const rows = await queryRows<Row>(
+      db,
+      sql`SELECT ${ROW_COLUMNS}, ${FLAG_BITS} AS "umFlags" ${from} AND ${condition}${extra} ORDER BY ${idColumn} ${Prisma.raw(order)}${limit !== null ? sql` LIMIT ${limit}` : Prisma.empty}`,
+    );
     for (const row of rows) found.set(Number(row.id), row);
     return rows.map((r) => Number(r.id));
   };
 
   let ids: number[];
-  let range: Pick<FetchResult, 'foundAnchor' | 'foundOldest' | 'foundNewest' | 'anchor'> = { foundAnchor: false, foundOldest: false, foundNewest: false };
+  let range: Pick<FetchResult, 'foundAnchor' | 'foundOldest' | 'foundNewest' | 'anchor'> = {
+    foundAnchor: false,
+    foundOldest: false,
+    foundNewest: false,
+  };
   if (messageIds !== undefined) {
-    ids = messageIds.length ? await query(sql` AND ${idColumn} IN (${Prisma.join(messageIds)})`, 'ASC', null) : [];
+    ids = messageIds.length
+      ? await query(sql` AND ${idColumn} IN (${Prisma.join(messageIds)})`, 'ASC', null)
+      : [];
   } else {
-    const anchor = await resolveAnchor(request.anchor!, query, ctx.mutedStreamIds, narrow.some((t) => t.operator === 'channel' || t.operator === 'stream'));
-    ({ ids, range } = await fetchRange(query, idColumn, anchor, numBefore, numAfter, request.includeAnchor));
+    const anchor = await resolveAnchor(
+      request.anchor!,
+      query,
+      ctx.mutedStreamIds,
+      narrow.some((t) => t.operator === 'channel' || t.operator === 'stream'),
+    );
+    ({ ids, range } = await fetchRange(
+      query,
+      idColumn,
+      anchor,
+      numBefore,
+      numAfter,
+      request.includeAnchor,
+    ));
   }
 
   const messages: PresentedMessage[] = [];
@@ -166,7 +253,10 @@ export async function fetchMessages(db: Db, provider: SqlContext['provider'], us
 }
 
 /** Search highlights for every message when the narrow searches; empty otherwise. */
-export function matchesFor(messages: Pick<Message, 'id' | 'renderedContent' | 'topic'>[], terms: ResolvedTerm[]): FetchResult['matches'] {
+export function matchesFor(
+  messages: Pick<Message, 'id' | 'renderedContent' | 'topic'>[],
+  terms: ResolvedTerm[],
+): FetchResult['matches'] {
   const text = searchText(terms);
   const out: FetchResult['matches'] = new Map();
   if (text === null) return out;
@@ -176,16 +266,27 @@ export function matchesFor(messages: Pick<Message, 'id' | 'renderedContent' | 't
 
 /** The user's muted channels. */
 async function mutedStreamIds(db: Db, userId: number): Promise<number[]> {
-  const rows = await db.subscription.findMany({ where: { userId, active: true, isMuted: true }, select: { streamId: true } });
+  const rows = await db.subscription.findMany({
+    where: { userId, active: true, isMuted: true },
+    select: { streamId: true },
+  });
   return rows.map((r) => r.streamId);
 }
 
 /** The numeric anchor: `newest`, `oldest`, `first_unread` (not in muted channels unless narrowed to one) or an ID. */
-async function resolveAnchor(anchor: string | number, query: IdQuery, muted: number[], narrowedToChannel: boolean): Promise<number> {
+async function resolveAnchor(
+  anchor: string | number,
+  query: IdQuery,
+  muted: number[],
+  narrowedToChannel: boolean,
+): Promise<number> {
   if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
   if (anchor === 'oldest') return 0;
   if (anchor === 'first_unread') {
-    const notMuted = !narrowedToChannel && muted.length ? sql` AND (m."streamId" IS NULL OR m."streamId" NOT IN (${Prisma.join(muted)}))` : Prisma.empty;
+    const notMuted =
+      !narrowedToChannel && muted.length
+        ? sql` AND (m."streamId" IS NULL OR m."streamId" NOT IN (${Prisma.join(muted)}))`
+        : Prisma.empty;
     const [first] = await query(sql` AND um."read" = false${notMuted}`, 'ASC', 1);
     return first ?? LARGER_THAN_MAX_MESSAGE_ID;
   }
@@ -195,7 +296,14 @@ async function resolveAnchor(anchor: string | number, query: IdQuery, muted: num
 }
 
 /** The IDs around `anchor`, with headroom rows trimmed, and what the range reached. */
-async function fetchRange(query: IdQuery, idColumn: Prisma.Sql, anchor: number, numBefore: number, requestedAfter: number, includeAnchor: boolean) {
+async function fetchRange(
+  query: IdQuery,
+  idColumn: Prisma.Sql,
+  anchor: number,
+  numBefore: number,
+  requestedAfter: number,
+  includeAnchor: boolean,
+) {
   const toLeft = anchor === 0;
   const toRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const numAfter = toRight ? 0 : requestedAfter;
@@ -236,15 +344,33 @@ async function fetchRange(query: IdQuery, idColumn: Prisma.Sql, anchor: number, 
  * GET /messages/matches_narrow: which of `ids` (among messages the user
  * received) match the narrow, with search highlights.
  */
-export async function messagesMatchingNarrow(db: Db, provider: SqlContext['provider'], user: User, ids: number[], parsed: NarrowTerm[]): Promise<Record<string, { match_content: string; match_subject: string }>> {
+export async function messagesMatchingNarrow(
+  db: Db,
+  provider: SqlContext['provider'],
+  user: User,
+  ids: number[],
+  parsed: NarrowTerm[],
+): Promise<Record<string, { match_content: string; match_subject: string }>> {
   const narrow = await applyWithOperator(db, user, parsed);
   const terms = await resolveNarrow(db, user, narrow);
   if (ids.length === 0) return {};
-  const needsMuted = terms.some((t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in');
-  const condition = narrowCondition(terms, { provider, mutedStreamIds: needsMuted ? await mutedStreamIds(db, user.id) : [] });
-  const rows = await queryRows<{ id: number | bigint }>(db, sql`SELECT um."messageId" AS "id" FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId" WHERE um."userId" = ${user.id} AND um."messageId" IN (${Prisma.join(ids)}) AND ${condition}`);
+  const needsMuted = terms.some(
+    (t) => (t.kind === 'is' && t.operand === 'muted') || t.kind === 'in',
+  );
+  const condition = narrowCondition(terms, {
+    provider,
+    mutedStreamIds: needsMuted ? await mutedStreamIds(db, user.id) : [],
+  });
+  const rows = await queryRows<{ id: number | bigint }>(
+    db,
+    sql`SELECT um."messageId" AS "id" FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId" WHERE um."userId" = ${user.id} AND um."messageId" IN (${Prisma.join(ids)}) AND ${condition}`,
+  );
   const matched = rows.map((r) => Number(r.id));
-  const messages = matched.length ? await db.message.findMany({ where: { id: { in: matched } }, orderBy: { id: 'asc' } }) : [];
+  const messages = matched.length
+    ? await db.message.findMany({ where: { id: { in: matched } }, orderBy: { id: 'asc' } })
+    : [];
   const text = searchText(terms);
-  return Object.fromEntries(messages.map((m) => [String(m.id), searchFields(m.renderedContent, m.topic, text)]));
+  return Object.fromEntries(
+    messages.map((m) => [String(m.id), searchFields(m.renderedContent, m.topic, text)]),
+  );
 }

@@ -1,6 +1,11 @@
 // Where a new message goes, read from POST /messages parameters with Zulip's
 // rules and messages: a channel and topic, or a set of users.
-import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/sqlite/client';
+import {
+  Prisma,
+  type Realm,
+  type Stream,
+  type User,
+} from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
 import { MAX_MESSAGE_LENGTH, SystemGroup } from '../constants';
@@ -8,7 +13,8 @@ import { ChannelAccess, isGuest } from '../channels/stream-access';
 import { checkTopicAllowed, normalizeTopic, truncate } from '../channels/topics';
 
 /** A resolved destination. */
-export type Addressee = { kind: 'stream'; stream: Stream; topic: string } | { kind: 'dm'; recipients: User[] };
+export type Addressee =
+  { kind: 'stream'; stream: Stream; topic: string } | { kind: 'dm'; recipients: User[] };
 
 /** The message text as stored: trailing whitespace and leading newlines removed, cut to the limit. */
 export function normalizeContent(raw: string): string {
@@ -36,21 +42,38 @@ function channelIndicator(to: unknown): string | number {
 /** The users named by `to`: IDs, emails, or a comma-separated string of emails. */
 function recipientIndicators(to: unknown): (string | number)[] {
   if (typeof to === 'number') return [to];
-  if (typeof to === 'string') return to.split(',').map((e) => e.trim()).filter(Boolean);
+  if (typeof to === 'string')
+    return to
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
   if (!Array.isArray(to)) throw badRequest('Invalid data type for recipients');
   const kinds = new Set(to.map((x) => typeof x));
-  if (kinds.size > 1) throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
+  if (kinds.size > 1)
+    throw badRequest('Recipient lists may contain emails or user IDs, but not both.');
   return to as (string | number)[];
 }
 
 /** Loads the recipients of a direct message, refusing unknown and deactivated users. */
-async function directRecipients(db: Db, realmId: number, indicators: (string | number)[]): Promise<User[]> {
+async function directRecipients(
+  db: Db,
+  realmId: number,
+  indicators: (string | number)[],
+): Promise<User[]> {
   if (indicators.length === 0) throw badRequest('Message must have recipients');
   const ids = [...new Set(indicators.filter((x): x is number => typeof x === 'number'))];
-  const emails = [...new Set(indicators.filter((x): x is string => typeof x === 'string').map((e) => e.toLowerCase()))];
-  const users = await db.user.findMany({ where: { realmId, OR: [{ id: { in: ids } }, { emailLower: { in: emails } }] } });
-  for (const id of ids) if (!users.some((u) => u.id === id)) throw badRequest(`Invalid user ID ${id}`);
-  for (const email of emails) if (!users.some((u) => u.emailLower === email)) throw badRequest(`Invalid email '${email}'`);
+  const emails = [
+    ...new Set(
+      indicators.filter((x): x is string => typeof x === 'string').map((e) => e.toLowerCase()),
+    ),
+  ];
+  const users = await db.user.findMany({
+    where: { realmId, OR: [{ id: { in: ids } }, { emailLower: { in: emails } }] },
+  });
+  for (const id of ids)
+    if (!users.some((u) => u.id === id)) throw badRequest(`Invalid user ID ${id}`);
+  for (const email of emails)
+    if (!users.some((u) => u.emailLower === email)) throw badRequest(`Invalid email '${email}'`);
   const inactive = users.find((u) => !u.isActive);
   if (inactive) throw badRequest(`'${inactive.email}' is no longer using Zulip.`);
   return users;
@@ -58,7 +81,10 @@ async function directRecipients(db: Db, realmId: number, indicators: (string | n
 
 /** Whether group `groupId` is the role:everyone system group (posting open to all). */
 async function isEveryoneGroup(db: Db, groupId: number): Promise<boolean> {
-  const [group] = await queryRows<{ name: string | null; isSystemGroup: boolean }>(db, Prisma.sql`SELECT "name", "isSystemGroup" FROM "UserGroup" WHERE "id" = ${groupId}`);
+  const [group] = await queryRows<{ name: string | null; isSystemGroup: boolean }>(
+    db,
+    Prisma.sql`SELECT "name", "isSystemGroup" FROM "UserGroup" WHERE "id" = ${groupId}`,
+  );
   return Boolean(group?.isSystemGroup) && group.name === SystemGroup.EVERYONE;
 }
 
@@ -66,12 +92,21 @@ async function isEveryoneGroup(db: Db, groupId: number): Promise<boolean> {
  * Refuses a sender who may not post in `stream`, with Zulip's messages.
  * `openToAll` says, when the caller already knows, whether role:everyone may post.
  */
-export async function checkCanPost(db: Db, access: ChannelAccess, stream: Stream, openToAll?: boolean): Promise<void> {
+export async function checkCanPost(
+  db: Db,
+  access: ChannelAccess,
+  stream: Stream,
+  openToAll?: boolean,
+): Promise<void> {
   const sender = access.user;
   const open = openToAll ?? (await isEveryoneGroup(db, stream.canSendMessageGroupId));
   if (!open && !(await access.holds(stream.canSendMessageGroupId))) {
-    const owner = sender.isBot && sender.botOwnerId !== null ? new ChannelAccess(db, { ...sender, id: sender.botOwnerId, isBot: false }) : null;
-    if (!owner || !(await owner.holds(stream.canSendMessageGroupId))) throw badRequest('You do not have permission to post in this channel.');
+    const owner =
+      sender.isBot && sender.botOwnerId !== null
+        ? new ChannelAccess(db, { ...sender, id: sender.botOwnerId, isBot: false })
+        : null;
+    if (!owner || !(await owner.holds(stream.canSendMessageGroupId)))
+      throw badRequest('You do not have permission to post in this channel.');
   }
   // Made only when thrown: an error captures a stack trace, which costs more than this whole check.
   const refused = () => badRequest(`Not authorized to send to channel '${stream.name}'`);
@@ -80,31 +115,59 @@ export async function checkCanPost(db: Db, access: ChannelAccess, stream: Stream
   if (!stream.inviteOnly && !isGuest(sender)) return;
   if (await access.isSubscribed(stream)) return;
   if (sender.isBot && sender.botOwnerId !== null) {
-    const ownerSub = await db.subscription.findFirst({ where: { userId: sender.botOwnerId, streamId: stream.id, active: true }, select: { id: true } });
+    const ownerSub = await db.subscription.findFirst({
+      where: { userId: sender.botOwnerId, streamId: stream.id, active: true },
+      select: { id: true },
+    });
     if (ownerSub) return;
   }
   if (stream.historyPublicToSubscribers && !isGuest(sender)) {
-    if ((await access.holds(stream.canSubscribeGroupId)) || (await access.holds(stream.canAddSubscribersGroupId))) return;
+    if (
+      (await access.holds(stream.canSubscribeGroupId)) ||
+      (await access.holds(stream.canAddSubscribersGroupId))
+    )
+      return;
   }
   throw refused();
 }
 
 /** Resolves the destination of POST /messages, checking that the sender may post there. */
-export async function resolveAddressee(db: Db, access: ChannelAccess, realm: Realm, type: string, to: unknown, topic: string | undefined): Promise<Addressee> {
+export async function resolveAddressee(
+  db: Db,
+  access: ChannelAccess,
+  realm: Realm,
+  type: string,
+  to: unknown,
+  topic: string | undefined,
+): Promise<Addressee> {
   if (type === 'stream' || type === 'channel') {
     const indicator = channelIndicator(to);
     if (topic === undefined) throw badRequest('Missing topic');
     // A raw query: this is the hot path of sending, and Prisma's query building
     // costs more than the lookup. It also tells whether everyone may post.
-    const where = typeof indicator === 'number' ? Prisma.sql`s."id" = ${indicator}` : Prisma.sql`s."nameLower" = ${indicator.trim().toLowerCase()}`;
-    const [row] = await queryRows<(Stream & { openToAll: boolean | number })>(db, Prisma.sql`
+    const where =
+      typeof indicator === 'number'
+        ? Prisma.sql`s."id" = ${indicator}`
+        : Prisma.sql`s."nameLower" = ${indicator.trim().toLowerCase()}`;
+    const [row] = await queryRows<Stream & { openToAll: boolean | number }>(
+      db,
+      Prisma.sql`
       SELECT s.*, CASE WHEN g."isSystemGroup" = true AND g."name" = ${SystemGroup.EVERYONE} THEN 1 ELSE 0 END AS "openToAll"
       FROM "Stream" s JOIN "UserGroup" g ON g."id" = s."canSendMessageGroupId"
-      WHERE s."realmId" = ${realm.id} AND ${where}`);
+      WHERE s."realmId" = ${realm.id} AND ${where}`,
+    );
     const { openToAll, ...stream } = row ?? { openToAll: 0 };
     if (!row) {
-      if (typeof indicator === 'number') throw new ApiError(`Channel with ID '${indicator}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream_id: indicator });
-      throw new ApiError(`Channel '${indicator}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, { stream: indicator });
+      if (typeof indicator === 'number')
+        throw new ApiError(
+          `Channel with ID '${indicator}' does not exist`,
+          'STREAM_DOES_NOT_EXIST',
+          400,
+          { stream_id: indicator },
+        );
+      throw new ApiError(`Channel '${indicator}' does not exist`, 'STREAM_DOES_NOT_EXIST', 400, {
+        stream: indicator,
+      });
     }
     await checkCanPost(db, access, stream as Stream, Number(openToAll) === 1);
     const normalized = normalizeTopic(topic);
@@ -112,7 +175,10 @@ export async function resolveAddressee(db: Db, access: ChannelAccess, realm: Rea
     return { kind: 'stream', stream: stream as Stream, topic: normalized };
   }
   if (type === 'private' || type === 'direct') {
-    return { kind: 'dm', recipients: await directRecipients(db, realm.id, recipientIndicators(to)) };
+    return {
+      kind: 'dm',
+      recipients: await directRecipients(db, realm.id, recipientIndicators(to)),
+    };
   }
   throw badRequest('Invalid message type');
 }

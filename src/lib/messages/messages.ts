@@ -1,7 +1,13 @@
 // Messages as the API shows them (the message object of GET /messages and of
 // message events), built field by field for one viewer, with every lookup
 // (senders, channels, participants, reactions) done once per batch.
-import { Prisma, type Message, type Reaction, type Realm, type User } from '../../../generated/prisma/sqlite/client';
+import {
+  Prisma,
+  type Message,
+  type Reaction,
+  type Realm,
+  type User,
+} from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
 import { editHistoryPolicies } from '../realm/realm';
 import { displayTopic } from '../channels/topics';
@@ -19,7 +25,22 @@ export interface PresentOptions {
 }
 
 /** The columns of a message that its API object shows. */
-export type PresentedMessage = Pick<Message, 'id' | 'senderId' | 'streamId' | 'dmKey' | 'topic' | 'content' | 'renderedContent' | 'dateSent' | 'lastEditTime' | 'lastMovedTime' | 'editHistory' | 'sendingClient' | 'isMeMessage'>;
+export type PresentedMessage = Pick<
+  Message,
+  | 'id'
+  | 'senderId'
+  | 'streamId'
+  | 'dmKey'
+  | 'topic'
+  | 'content'
+  | 'renderedContent'
+  | 'dateSent'
+  | 'lastEditTime'
+  | 'lastMovedTime'
+  | 'editHistory'
+  | 'sendingClient'
+  | 'isMeMessage'
+>;
 
 /** The participants of a direct message, from its key. */
 export function dmParticipants(dmKey: string | null): number[] {
@@ -35,16 +56,35 @@ export function recipientId(message: Pick<Message, 'streamId' | 'dmKey'>): numbe
 }
 
 /** The parts of a user a message object shows. */
-export type Person = Pick<User, 'id' | 'email' | 'fullName' | 'isBot' | 'emailAddressVisibility' | 'avatarSource' | 'avatarVersion' | 'realmId'>;
+export type Person = Pick<
+  User,
+  | 'id'
+  | 'email'
+  | 'fullName'
+  | 'isBot'
+  | 'emailAddressVisibility'
+  | 'avatarSource'
+  | 'avatarVersion'
+  | 'realmId'
+>;
 
 /** Edit history filtered by the organization's visibility policy, or undefined when hidden. */
-function visibleEditHistory(raw: string | null, policy: string): Record<string, unknown>[] | undefined {
+function visibleEditHistory(
+  raw: string | null,
+  policy: string,
+): Record<string, unknown>[] | undefined {
   if (!raw || policy === 'none') return undefined;
   const entries = JSON.parse(raw) as Record<string, unknown>[];
   if (policy === 'all') return entries;
   return entries
     .filter((e) => 'prev_topic' in e || 'prev_stream' in e)
-    .map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !k.startsWith('prev_content') && !k.startsWith('prev_rendered'))));
+    .map((e) =>
+      Object.fromEntries(
+        Object.entries(e).filter(
+          ([k]) => !k.startsWith('prev_content') && !k.startsWith('prev_rendered'),
+        ),
+      ),
+    );
 }
 
 /** What presenting messages looks up: people, channel names and reactions. */
@@ -71,17 +111,35 @@ export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise
     return all.length ? Prisma.sql`(${Prisma.join(all)})` : none;
   };
   const [users, streams, reactions] = await Promise.all([
-    queryRows<Person>(db, Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "realmId" FROM "User" WHERE "id" IN ${list(people)}`),
-    queryRows<{ id: number; name: string }>(db, Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`),
-    queryRows<Reaction>(db, Prisma.sql`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`),
+    queryRows<Person>(
+      db,
+      Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "realmId" FROM "User" WHERE "id" IN ${list(people)}`,
+    ),
+    queryRows<{ id: number; name: string }>(
+      db,
+      Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`,
+    ),
+    queryRows<Reaction>(
+      db,
+      Prisma.sql`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`,
+    ),
   ]);
   const reactionsOf = new Map<number, Record<string, unknown>[]>();
   for (const r of reactions) {
     const list = reactionsOf.get(r.messageId) ?? [];
-    list.push({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType, user_id: r.userId });
+    list.push({
+      emoji_name: r.emojiName,
+      emoji_code: r.emojiCode,
+      reaction_type: r.reactionType,
+      user_id: r.userId,
+    });
     reactionsOf.set(r.messageId, list);
   }
-  return { userById: new Map(users.map((u) => [u.id, u])), streamName: new Map(streams.map((s) => [s.id, s.name])), reactionsOf };
+  return {
+    userById: new Map(users.map((u) => [u.id, u])),
+    streamName: new Map(streams.map((s) => [s.id, s.name])),
+    reactionsOf,
+  };
 }
 
 /** The API object of one message for `viewer`, from lookups already made. */
@@ -101,9 +159,17 @@ export function presentMessage(
       ? (lookups.streamName.get(m.streamId) ?? '')
       : dmParticipants(m.dmKey).map((id) => {
           const u = lookups.userById.get(id)!;
-          return { id: u.id, email: apiEmail(u, host), full_name: u.fullName, is_mirror_dummy: false };
+          return {
+            id: u.id,
+            email: apiEmail(u, host),
+            full_name: u.fullName,
+            is_mirror_dummy: false,
+          };
         });
-  const history = visibleEditHistory(m.editHistory, editHistoryPolicies[realm.messageEditHistoryVisibilityPolicy] ?? 'all');
+  const history = visibleEditHistory(
+    m.editHistory,
+    editHistoryPolicies[realm.messageEditHistoryVisibilityPolicy] ?? 'all',
+  );
   return {
     id: m.id,
     sender_id: m.senderId,
@@ -127,7 +193,9 @@ export function presentMessage(
     flags,
     ...(history ? { edit_history: history } : {}),
     ...(m.lastEditTime ? { last_edit_timestamp: Math.floor(m.lastEditTime.getTime() / 1000) } : {}),
-    ...(m.lastMovedTime ? { last_moved_timestamp: Math.floor(m.lastMovedTime.getTime() / 1000) } : {}),
+    ...(m.lastMovedTime
+      ? { last_moved_timestamp: Math.floor(m.lastMovedTime.getTime() / 1000) }
+      : {}),
   };
 }
 
@@ -148,7 +216,15 @@ export async function presentMessages(
   if (messages.length === 0) return [];
   const lookups = await loadLookups(db, messages);
   return messages.map((m) => {
-    const presented = presentMessage(m, viewer, realm, host, lookups, flags.get(m.id) ?? flagList(null), options);
+    const presented = presentMessage(
+      m,
+      viewer,
+      realm,
+      host,
+      lookups,
+      flags.get(m.id) ?? flagList(null),
+      options,
+    );
     const more = extra.get(m.id);
     return more ? Object.assign(presented, more) : presented;
   });
@@ -156,6 +232,9 @@ export async function presentMessages(
 
 /** The highest message ID `userId` has received, or -1. */
 export async function maxMessageId(db: Db, userId: number): Promise<number> {
-  const [row] = await queryRows<{ id: number | bigint | null }>(db, Prisma.sql`SELECT MAX("messageId") AS "id" FROM "UserMessage" WHERE "userId" = ${userId}`);
+  const [row] = await queryRows<{ id: number | bigint | null }>(
+    db,
+    Prisma.sql`SELECT MAX("messageId") AS "id" FROM "UserMessage" WHERE "userId" = ${userId}`,
+  );
   return row?.id === null || row?.id === undefined ? -1 : Number(row.id);
 }

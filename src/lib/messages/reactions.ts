@@ -33,13 +33,25 @@ export function checkEmojiCodeForm(emoji: EmojiRef): void {
  * Who hears about a change to a message: everyone holding a row for it and,
  * in a channel whose history is open to subscribers, every active subscriber.
  */
-export async function messageAudience(db: Db, message: Pick<Message, 'id' | 'streamId'>): Promise<number[]> {
-  const holders = await db.userMessage.findMany({ where: { messageId: message.id }, select: { userId: true } });
+export async function messageAudience(
+  db: Db,
+  message: Pick<Message, 'id' | 'streamId'>,
+): Promise<number[]> {
+  const holders = await db.userMessage.findMany({
+    where: { messageId: message.id },
+    select: { userId: true },
+  });
   const ids = new Set(holders.map((h) => h.userId));
   if (message.streamId !== null) {
-    const stream = await db.stream.findUnique({ where: { id: message.streamId }, select: { historyPublicToSubscribers: true } });
+    const stream = await db.stream.findUnique({
+      where: { id: message.streamId },
+      select: { historyPublicToSubscribers: true },
+    });
     if (stream?.historyPublicToSubscribers) {
-      const subs = await db.subscription.findMany({ where: { streamId: message.streamId, active: true, user: { isActive: true } }, select: { userId: true } });
+      const subs = await db.subscription.findMany({
+        where: { streamId: message.streamId, active: true, user: { isActive: true } },
+        select: { userId: true },
+      });
       for (const s of subs) ids.add(s.userId);
     }
   }
@@ -47,7 +59,14 @@ export async function messageAudience(db: Db, message: Pick<Message, 'id' | 'str
 }
 
 /** The body of a reaction event. */
-export function reactionEvent(op: 'add' | 'remove', user: Pick<User, 'id' | 'fullName'>, email: string, messageId: number, name: string, emoji: EmojiRef): Record<string, unknown> & { type: string } {
+export function reactionEvent(
+  op: 'add' | 'remove',
+  user: Pick<User, 'id' | 'fullName'>,
+  email: string,
+  messageId: number,
+  name: string,
+  emoji: EmojiRef,
+): Record<string, unknown> & { type: string } {
   return {
     type: 'reaction',
     op,

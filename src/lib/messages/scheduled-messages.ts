@@ -20,29 +20,68 @@ export interface ScheduledContent {
 }
 
 /** The columns of a checked scheduled message. */
-export type ScheduledRow = Pick<ScheduledMessage, 'type' | 'streamId' | 'recipients' | 'topic' | 'content' | 'renderedContent'>;
+export type ScheduledRow = Pick<
+  ScheduledMessage,
+  'type' | 'streamId' | 'recipients' | 'topic' | 'content' | 'renderedContent'
+>;
 
 /** Refuses a delivery time that is not in the future. */
 export function checkDeliveryTime(at: Date, now: Date): void {
-  if (at.getTime() <= now.getTime()) throw badRequest('Scheduled delivery time must be in the future.');
+  if (at.getTime() <= now.getTime())
+    throw badRequest('Scheduled delivery time must be in the future.');
 }
 
 /**
  * Checks a message as POST /messages would (channel, posting permission,
  * topic policy, recipients, content) and renders it; returns the columns to store.
  */
-export async function checkScheduledContent(db: Db, realm: Realm, sender: User, message: ScheduledContent, baseUrl: string): Promise<ScheduledRow> {
+export async function checkScheduledContent(
+  db: Db,
+  realm: Realm,
+  sender: User,
+  message: ScheduledContent,
+  baseUrl: string,
+): Promise<ScheduledRow> {
   const content = normalizeContent(message.content);
-  const to = await resolveAddressee(db, new ChannelAccess(db, sender), realm, message.type, message.to, message.topic);
+  const to = await resolveAddressee(
+    db,
+    new ChannelAccess(db, sender),
+    realm,
+    message.type,
+    message.to,
+    message.topic,
+  );
   const { html } = await render(db, realm, content, baseUrl);
-  if (to.kind === 'stream') return { type: 'stream', streamId: to.stream.id, recipients: '[]', topic: to.topic, content, renderedContent: html };
-  const peers = conversationPeers(sender.id, to.recipients.map((u) => u.id));
-  return { type: 'private', streamId: null, recipients: JSON.stringify(peers), topic: '', content, renderedContent: html };
+  if (to.kind === 'stream')
+    return {
+      type: 'stream',
+      streamId: to.stream.id,
+      recipients: '[]',
+      topic: to.topic,
+      content,
+      renderedContent: html,
+    };
+  const peers = conversationPeers(
+    sender.id,
+    to.recipients.map((u) => u.id),
+  );
+  return {
+    type: 'private',
+    streamId: null,
+    recipients: JSON.stringify(peers),
+    topic: '',
+    content,
+    renderedContent: html,
+  };
 }
 
 /** The `to` of a stored message: its channel ID, or the other participants' IDs. */
-export function scheduledRecipient(message: Pick<ScheduledMessage, 'type' | 'streamId' | 'recipients'>): number | number[] {
-  return message.type === 'stream' ? message.streamId! : (JSON.parse(message.recipients) as number[]);
+export function scheduledRecipient(
+  message: Pick<ScheduledMessage, 'type' | 'streamId' | 'recipients'>,
+): number | number[] {
+  return message.type === 'stream'
+    ? message.streamId!
+    : (JSON.parse(message.recipients) as number[]);
 }
 
 /** A scheduled message as the API shows it (the topic only for channel messages). */
@@ -61,7 +100,10 @@ export function presentScheduledMessage(message: ScheduledMessage) {
 
 /** The user's undelivered scheduled messages, earliest delivery first. */
 export async function listScheduledMessages(db: Db, userId: number): Promise<ScheduledMessage[]> {
-  return db.scheduledMessage.findMany({ where: { senderId: userId, delivered: false }, orderBy: [{ scheduledTimestamp: 'asc' }, { id: 'asc' }] });
+  return db.scheduledMessage.findMany({
+    where: { senderId: userId, delivered: false },
+    orderBy: [{ scheduledTimestamp: 'asc' }, { id: 'asc' }],
+  });
 }
 
 /** `scheduled_messages`: the user's undelivered scheduled messages. */

@@ -12,7 +12,11 @@ export interface Scheduler {
  * Runs `task` every `intervalSeconds` (never two runs at once; a failed run is
  * logged and the next one goes ahead). An interval of 0 starts nothing.
  */
-export function startScheduler(intervalSeconds: number, task: () => Promise<unknown>, log: Logger): Scheduler {
+export function startScheduler(
+  intervalSeconds: number,
+  task: () => Promise<unknown>,
+  log: Logger,
+): Scheduler {
   if (intervalSeconds <= 0) return { stop: async () => {} };
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {

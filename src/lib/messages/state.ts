@@ -7,7 +7,9 @@ import { scheduledMessagesState } from './scheduled-messages';
 import { unreadMessages } from './unreads';
 
 /** `message`: the highest message ID the user has received, or -1. */
-export const messageState: StateProvider = async ({ db, user }) => ({ max_message_id: await maxMessageId(db, user.id) });
+export const messageState: StateProvider = async ({ db, user }) => ({
+  max_message_id: await maxMessageId(db, user.id),
+});
 
 /** `update_message_flags`: the user's unread messages. */
 export const unreadState: StateProvider = async ({ db, user, clientCapabilities }) => ({

@@ -13,7 +13,10 @@ export const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
  * when the channel is too large for typing notifications.
  */
 export async function channelTypingAudience(db: Db, streamId: number): Promise<number[] | null> {
-  const subs = await db.subscription.findMany({ where: { streamId, active: true, user: { isActive: true } }, select: { userId: true } });
+  const subs = await db.subscription.findMany({
+    where: { streamId, active: true, user: { isActive: true } },
+    select: { userId: true },
+  });
   if (subs.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return null;
   return subs.map((s) => s.userId);
 }
@@ -22,9 +25,16 @@ export async function channelTypingAudience(db: Db, streamId: number): Promise<n
  * Refuses a user who may not edit `message`'s content right now: editing is
  * off, the user is not its sender, or the edit time limit has passed (no grace).
  */
-export function checkCanEditContent(realm: Pick<Realm, 'allowMessageEditing' | 'messageContentEditLimitSeconds'>, user: Pick<User, 'id'>, message: Pick<Message, 'senderId' | 'dateSent'>): void {
-  if (!realm.allowMessageEditing) throw badRequest('Your organization has turned off message editing');
-  if (message.senderId !== user.id) throw badRequest("You don't have permission to edit this message");
+export function checkCanEditContent(
+  realm: Pick<Realm, 'allowMessageEditing' | 'messageContentEditLimitSeconds'>,
+  user: Pick<User, 'id'>,
+  message: Pick<Message, 'senderId' | 'dateSent'>,
+): void {
+  if (!realm.allowMessageEditing)
+    throw badRequest('Your organization has turned off message editing');
+  if (message.senderId !== user.id)
+    throw badRequest("You don't have permission to edit this message");
   const limit = realm.messageContentEditLimitSeconds;
-  if (limit !== null && Date.now() - message.dateSent.getTime() > limit * 1000) throw badRequest('The time limit for editing this message has passed');
+  if (limit !== null && Date.now() - message.dateSent.getTime() > limit * 1000)
+    throw badRequest('The time limit for editing this message has passed');
 }

@@ -20,22 +20,51 @@ interface UnreadRow {
 }
 
 /** The user's unread messages (optionally only `messageIds`), newest first, without those of channels they left. */
-async function unreadRows(db: Db, userId: number, messageIds?: number[]): Promise<{ rows: UnreadRow[]; muted: Set<number> }> {
-  const subs = await db.subscription.findMany({ where: { userId }, select: { streamId: true, active: true, isMuted: true } });
+async function unreadRows(
+  db: Db,
+  userId: number,
+  messageIds?: number[],
+): Promise<{ rows: UnreadRow[]; muted: Set<number> }> {
+  const subs = await db.subscription.findMany({
+    where: { userId },
+    select: { streamId: true, active: true, isMuted: true },
+  });
   const inactive = subs.filter((s) => !s.active).map((s) => s.streamId);
   const muted = new Set(subs.filter((s) => s.active && s.isMuted).map((s) => s.streamId));
-  const onlyIds = messageIds ? (messageIds.length ? Prisma.sql` AND um."messageId" IN (${Prisma.join(messageIds)})` : Prisma.sql` AND 1 = 0`) : Prisma.empty;
-  const notLeft = inactive.length ? Prisma.sql` AND (m."streamId" IS NULL OR m."streamId" NOT IN (${Prisma.join(inactive)}))` : Prisma.empty;
+  const onlyIds = messageIds
+    ? messageIds.length
+      ? Prisma.sql` AND um."messageId" IN (${Prisma.join(messageIds)})`
+      : Prisma.sql` AND 1 = 0`
+    : Prisma.empty;
+  const notLeft = inactive.length
+    ? Prisma.sql` AND (m."streamId" IS NULL OR m."streamId" NOT IN (${Prisma.join(inactive)}))`
+    : Prisma.empty;
   // One joined query: this runs on every POST /register, over up to 50000 rows.
-  const rows = await queryRows<{ id: number | bigint; senderId: number; streamId: number | null; topic: string; dmKey: string | null; mentioned: boolean; wildcard: boolean | number }>(db, Prisma.sql`
+  const rows = await queryRows<{
+    id: number | bigint;
+    senderId: number;
+    streamId: number | null;
+    topic: string;
+    dmKey: string | null;
+    mentioned: boolean;
+    wildcard: boolean | number;
+  }>(
+    db,
+    Prisma.sql`
     SELECT um."messageId" AS "id", m."senderId" AS "senderId", m."streamId" AS "streamId", m."topic" AS "topic", m."dmKey" AS "dmKey",
            um."mentioned" AS "mentioned", CASE WHEN um."streamWildcardMentioned" = true OR um."topicWildcardMentioned" = true THEN 1 ELSE 0 END AS "wildcard"
     FROM "UserMessage" um JOIN "Message" m ON m."id" = um."messageId"
     WHERE um."userId" = ${userId} AND um."read" = false${onlyIds}${notLeft}
-    ORDER BY um."messageId" DESC LIMIT ${MAX_UNREAD_MESSAGES}`);
+    ORDER BY um."messageId" DESC LIMIT ${MAX_UNREAD_MESSAGES}`,
+  );
   return {
     muted,
-    rows: rows.map((r) => ({ ...r, id: Number(r.id), mentioned: Boolean(r.mentioned), wildcard: Number(r.wildcard) === 1 })),
+    rows: rows.map((r) => ({
+      ...r,
+      id: Number(r.id),
+      mentioned: Boolean(r.mentioned),
+      wildcard: Number(r.wildcard) === 1,
+    })),
   };
 }
 
@@ -49,7 +78,10 @@ export async function unreadMessages(db: Db, userId: number, allowEmptyTopicName
   const { rows, muted } = await unreadRows(db, userId);
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const streams = new Map<
+    string,
+    { stream_id: number; topic: string; unread_message_ids: number[] }
+  >();
   const mentions: number[] = [];
   let count = 0;
   for (const row of [...rows].reverse()) {
@@ -73,25 +105,42 @@ export async function unreadMessages(db: Db, userId: number, allowEmptyTopicName
   }
   return {
     count,
-    pms: [...pms.entries()].sort((a, b) => a[0] - b[0]).map(([id, ids]) => ({ other_user_id: id, sender_id: id, unread_message_ids: ids })),
-    streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0)),
-    huddles: [...huddles.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+    pms: [...pms.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([id, ids]) => ({ other_user_id: id, sender_id: id, unread_message_ids: ids })),
+    streams: [...streams.values()].sort(
+      (a, b) => a.stream_id - b.stream_id || (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0),
+    ),
+    huddles: [...huddles.entries()]
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
     mentions,
     old_unreads_missing: rows.length >= MAX_UNREAD_MESSAGES,
   };
 }
 
 /** Per-message details of newly unread messages, for update_message_flags events. */
-export async function unreadMessageDetails(db: Db, userId: number, messageIds: number[]): Promise<Record<string, Record<string, unknown>>> {
+export async function unreadMessageDetails(
+  db: Db,
+  userId: number,
+  messageIds: number[],
+): Promise<Record<string, Record<string, unknown>>> {
   const { rows, muted } = await unreadRows(db, userId, messageIds);
   const out: Record<string, Record<string, unknown>> = {};
   for (const row of rows) {
     const mention = row.mentioned || row.wildcard ? { mentioned: true } : {};
     if (row.streamId !== null) {
-      out[String(row.id)] = { type: 'stream', stream_id: row.streamId, topic: row.topic, unmuted_stream_msg: !muted.has(row.streamId), ...mention };
+      out[String(row.id)] = {
+        type: 'stream',
+        stream_id: row.streamId,
+        topic: row.topic,
+        unmuted_stream_msg: !muted.has(row.streamId),
+        ...mention,
+      };
     } else if (row.dmKey) {
       const ids = row.dmKey.split(',').map(Number);
-      const others = ids.length > 2 ? ids.filter((id) => id !== userId) : [otherUserOf(row.dmKey, userId)];
+      const others =
+        ids.length > 2 ? ids.filter((id) => id !== userId) : [otherUserOf(row.dmKey, userId)];
       out[String(row.id)] = { type: 'private', user_ids: others, ...mention };
     }
   }

@@ -37,7 +37,14 @@ function userMatches(operand: unknown, id: number, email: string): boolean {
 
 function participantsMatch(operand: unknown, facts: MessageFacts, viewerId: number): boolean {
   if (facts.streamId !== null) return false;
-  const list = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : String(operand).split(',').map((e) => e.trim()).filter(Boolean);
+  const list = Array.isArray(operand)
+    ? operand
+    : typeof operand === 'number'
+      ? [operand]
+      : String(operand)
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
   const ids = new Set<number>();
   for (const item of list) {
     if (typeof item === 'number') ids.add(item);
@@ -52,24 +59,39 @@ function participantsMatch(operand: unknown, facts: MessageFacts, viewerId: numb
 }
 
 /** Whether one term (before negation) holds for a message with these facts and flags. */
-function termHolds(term: NarrowTerm, facts: MessageFacts, flags: string[], viewerId: number): boolean {
+function termHolds(
+  term: NarrowTerm,
+  facts: MessageFacts,
+  flags: string[],
+  viewerId: number,
+): boolean {
   const { operator, operand } = term;
   switch (operator) {
     case 'channel':
     case 'stream':
-      return facts.streamId !== null && (typeof operand === 'number' ? operand === facts.streamId : String(operand).toLowerCase() === facts.streamName.toLowerCase());
+      return (
+        facts.streamId !== null &&
+        (typeof operand === 'number'
+          ? operand === facts.streamId
+          : String(operand).toLowerCase() === facts.streamName.toLowerCase())
+      );
     case 'topic':
     case 'subject': {
       const wanted = String(operand) === EMPTY_TOPIC_DISPLAY_NAME ? '' : String(operand);
       return facts.streamId !== null && wanted.toLowerCase() === facts.topic.toLowerCase();
     }
     case 'sender':
-      return operand === 'me' ? facts.senderId === viewerId : userMatches(operand, facts.senderId, facts.senderEmail);
+      return operand === 'me'
+        ? facts.senderId === viewerId
+        : userMatches(operand, facts.senderId, facts.senderEmail);
     case 'dm':
     case 'pm-with':
       return participantsMatch(operand, facts, viewerId);
     case 'dm-including':
-      return facts.streamId === null && facts.dmUserIds.some((id, i) => userMatches(operand, id, facts.dmEmails[i]));
+      return (
+        facts.streamId === null &&
+        facts.dmUserIds.some((id, i) => userMatches(operand, id, facts.dmEmails[i]))
+      );
     case 'is':
       switch (operand) {
         case 'dm':
@@ -78,7 +100,12 @@ function termHolds(term: NarrowTerm, facts: MessageFacts, flags: string[], viewe
         case 'starred':
           return flags.includes('starred');
         case 'mentioned':
-          return flags.some((f) => f === 'mentioned' || f === 'stream_wildcard_mentioned' || f === 'topic_wildcard_mentioned');
+          return flags.some(
+            (f) =>
+              f === 'mentioned' ||
+              f === 'stream_wildcard_mentioned' ||
+              f === 'topic_wildcard_mentioned',
+          );
         case 'alerted':
           return flags.includes('has_alert_word');
         case 'unread':
@@ -89,7 +116,13 @@ function termHolds(term: NarrowTerm, facts: MessageFacts, flags: string[], viewe
           return false;
       }
     case 'has':
-      return operand === 'link' ? facts.hasLink : operand === 'image' ? facts.hasImage : operand === 'attachment' ? facts.hasAttachment : false;
+      return operand === 'link'
+        ? facts.hasLink
+        : operand === 'image'
+          ? facts.hasImage
+          : operand === 'attachment'
+            ? facts.hasAttachment
+            : false;
     case 'search': {
       const haystack = `${facts.rawContent} ${facts.topic}`.toLowerCase();
       return searchWords(String(operand)).every((w) => haystack.includes(w.toLowerCase()));
@@ -104,7 +137,11 @@ function termHolds(term: NarrowTerm, facts: MessageFacts, flags: string[], viewe
 }
 
 /** Whether a message event matches `narrow` for the queue's user. */
-export function messageMatchesNarrow(narrow: NarrowTerm[], event: EventBody, viewerId: number): boolean {
+export function messageMatchesNarrow(
+  narrow: NarrowTerm[],
+  event: EventBody,
+  viewerId: number,
+): boolean {
   const facts = (event as unknown as Record<symbol, MessageFacts | undefined>)[MESSAGE_FACTS];
   if (!facts) return true;
   const flags = (event.flags as string[] | undefined) ?? [];
@@ -113,7 +150,8 @@ export function messageMatchesNarrow(narrow: NarrowTerm[], event: EventBody, vie
 
 /** Sets the queues' narrow filter to match message events against each queue's narrow. */
 export function installMessageEventHooks(queues: EventQueues): void {
-  queues.narrowFilter = (queue, event) => messageMatchesNarrow(queue.options.narrow, event, queue.options.userId);
+  queues.narrowFilter = (queue, event) =>
+    messageMatchesNarrow(queue.options.narrow, event, queue.options.userId);
   queues.finalizeEvent = (queue, event) => finalizeMessageEvent(event, queue.options);
 }
 
@@ -123,7 +161,10 @@ export function installMessageEventHooks(queues: EventQueues): void {
  * HTML and full avatar URLs; this swaps in the raw Markdown, or the null
  * avatar of client-computed gravatars, for queues that asked for them.
  */
-export function finalizeMessageEvent(event: QueuedEvent | EventBody, options: { applyMarkdown: boolean; clientGravatar: boolean }): EventBody {
+export function finalizeMessageEvent(
+  event: QueuedEvent | EventBody,
+  options: { applyMarkdown: boolean; clientGravatar: boolean },
+): EventBody {
   const facts = (event as unknown as Record<symbol, MessageFacts | undefined>)[MESSAGE_FACTS];
   if (event.type !== 'message' || !facts) return event;
   const message = { ...(event.message as Record<string, unknown>) };

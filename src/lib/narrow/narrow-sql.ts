@@ -95,7 +95,9 @@ function positive(term: ResolvedTerm, ctx: SqlContext): Sql {
     case 'search':
       return searchCondition(term.text, ctx.provider);
     case 'in':
-      return term.operand === 'home' ? sql`NOT (${inList(sql`COALESCE(m."streamId", 0)`, ctx.mutedStreamIds)})` : TRUE;
+      return term.operand === 'home'
+        ? sql`NOT (${inList(sql`COALESCE(m."streamId", 0)`, ctx.mutedStreamIds)})`
+        : TRUE;
   }
 }
 

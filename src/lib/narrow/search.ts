@@ -5,14 +5,20 @@ import { searchWords } from './narrow-sql';
 
 /** Escapes text for HTML. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** A rough stem, so that "running" also highlights "runs" (the engines stem words too). */
 function stem(word: string): string {
   const lower = word.toLowerCase();
   for (const suffix of ['ing', 'ed', 'es', 's']) {
-    if (lower.length > suffix.length + 2 && lower.endsWith(suffix)) return lower.slice(0, -suffix.length);
+    if (lower.length > suffix.length + 2 && lower.endsWith(suffix))
+      return lower.slice(0, -suffix.length);
   }
   return lower;
 }
@@ -31,13 +37,22 @@ export function highlightHtml(html: string, text: string): string {
   if (!pattern) return html;
   return html
     .split(/(<[^>]*>)/)
-    .map((part) => (part.startsWith('<') ? part : part.replace(pattern, '<span class="highlight">$1</span>')))
+    .map((part) =>
+      part.startsWith('<') ? part : part.replace(pattern, '<span class="highlight">$1</span>'),
+    )
     .join('');
 }
 
 /** The search fields of one message: highlighted content and topic. */
-export function searchFields(renderedContent: string, topic: string, text: string | null): { match_content: string; match_subject: string } {
+export function searchFields(
+  renderedContent: string,
+  topic: string,
+  text: string | null,
+): { match_content: string; match_subject: string } {
   const subject = escapeHtml(topic);
   if (text === null) return { match_content: renderedContent, match_subject: subject };
-  return { match_content: highlightHtml(renderedContent, text), match_subject: highlightHtml(subject, text) };
+  return {
+    match_content: highlightHtml(renderedContent, text),
+    match_subject: highlightHtml(subject, text),
+  };
 }

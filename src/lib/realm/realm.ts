@@ -2,17 +2,33 @@
 // and in realm events.
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
-import { EMPTY_TOPIC_DISPLAY_NAME, MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH, MAX_TOPIC_LENGTH } from '../constants';
+import {
+  EMPTY_TOPIC_DISPLAY_NAME,
+  MAX_MESSAGE_LENGTH,
+  MAX_STREAM_DESCRIPTION_LENGTH,
+  MAX_STREAM_NAME_LENGTH,
+  MAX_TOPIC_LENGTH,
+} from '../constants';
 import { readGroupSettingValues, realmGroupSettings } from '../groups/group-settings';
 
 /** Edit-history visibility policies by number. */
 export const editHistoryPolicies: Record<number, string> = { 1: 'all', 2: 'moves', 3: 'none' };
 
 /** The realm's settings as `realm_*` fields of the initial state. */
-export async function presentRealmState(db: Db, realm: Realm, externalUrl: string): Promise<Record<string, unknown>> {
-  const values = await readGroupSettingValues(db, Object.values(realmGroupSettings).map((column) => realm[column]));
+export async function presentRealmState(
+  db: Db,
+  realm: Realm,
+  externalUrl: string,
+): Promise<Record<string, unknown>> {
+  const values = await readGroupSettingValues(
+    db,
+    Object.values(realmGroupSettings).map((column) => realm[column]),
+  );
   const groupFields = Object.fromEntries(
-    Object.entries(realmGroupSettings).map(([name, column]) => [`realm_${name}`, values.get(realm[column]) ?? realm[column]]),
+    Object.entries(realmGroupSettings).map(([name, column]) => [
+      `realm_${name}`,
+      values.get(realm[column]) ?? realm[column],
+    ]),
   );
   return {
     realm_id: realm.id,
@@ -25,7 +41,8 @@ export async function presentRealmState(db: Db, realm: Realm, externalUrl: strin
     realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
     realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
     realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
-    realm_message_edit_history_visibility_policy: editHistoryPolicies[realm.messageEditHistoryVisibilityPolicy] ?? 'all',
+    realm_message_edit_history_visibility_policy:
+      editHistoryPolicies[realm.messageEditHistoryVisibilityPolicy] ?? 'all',
     realm_topics_policy: realm.topicsPolicy,
     realm_mandatory_topics: realm.topicsPolicy === 'disable_empty_topic',
     realm_waiting_period_threshold: realm.waitingPeriodThreshold,

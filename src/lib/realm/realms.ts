@@ -12,6 +12,7 @@ export async function realmForHost(db: Db, host: string, externalUrl: string): P
   const requested = host.toLowerCase();
   const stringId = requested.endsWith(`.${base}`) ? requested.slice(0, -(base.length + 1)) : '';
   const realm = await db.realm.findUnique({ where: { stringId } });
-  if (!realm) throw new ApiError('There is no Zulip organization at this address.', 'BAD_REQUEST', 404);
+  if (!realm)
+    throw new ApiError('There is no Zulip organization at this address.', 'BAD_REQUEST', 404);
   return realm;
 }

@@ -27,7 +27,8 @@ function sameText(a: string, b: string): boolean {
 export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } {
   if (!header) throw unauthorized('Not logged in: API authentication or user session required');
   const [scheme, token] = header.trim().split(/\s+/, 2);
-  if (scheme.toLowerCase() !== 'basic') throw new ApiError('This endpoint requires HTTP basic authentication.');
+  if (scheme.toLowerCase() !== 'basic')
+    throw new ApiError('This endpoint requires HTTP basic authentication.');
   const decoded = Buffer.from(token ?? '', 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (!token || colon < 0) throw unauthorized('Invalid authorization header for basic auth');
@@ -58,7 +59,9 @@ export class Authenticator {
   private async check(header: string | undefined, now: number): Promise<AuthUser> {
     const { email, apiKey } = parseBasicAuth(header);
     if (!apiKeyFormat.test(apiKey)) throw unauthorized('Malformed API key');
-    const row = await this.db.read((db) => db.user.findUnique({ where: { apiKey }, include: { realm: true } }));
+    const row = await this.db.read((db) =>
+      db.user.findUnique({ where: { apiKey }, include: { realm: true } }),
+    );
     // The key was found by an index; compare it again in constant time, with the email.
     if (!row || !sameText(row.apiKey, apiKey) || row.emailLower !== email.toLowerCase()) {
       throw unauthorized('Invalid API key');
@@ -72,11 +75,13 @@ export class Authenticator {
 
   /** Drops the cached entry of one user (after a change to them). */
   forgetUser(userId: number): void {
-    for (const [key, entry] of this.cache) if (entry.auth.user.id === userId) this.cache.delete(key);
+    for (const [key, entry] of this.cache)
+      if (entry.auth.user.id === userId) this.cache.delete(key);
   }
 
   /** Drops the cached entries of an organization's users (after a change to it). */
   forgetRealm(realmId: number): void {
-    for (const [key, entry] of this.cache) if (entry.auth.realm.id === realmId) this.cache.delete(key);
+    for (const [key, entry] of this.cache)
+      if (entry.auth.realm.id === realmId) this.cache.delete(key);
   }
 }

@@ -21,6 +21,9 @@ export function presentNavigationView(view: NavigationView) {
 
 /** `navigation_views`: the user's stored views. */
 export const navigationViewsState: StateProvider = async ({ db, user }) => {
-  const views = await db.navigationView.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } });
+  const views = await db.navigationView.findMany({
+    where: { userId: user.id },
+    orderBy: { id: 'asc' },
+  });
   return { navigation_views: views.map(presentNavigationView) };
 };

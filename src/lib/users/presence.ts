@@ -25,7 +25,9 @@ export function modernPresence(row: Row) {
 /** The legacy entry: one client, "website", and the aggregate of all clients. */
 export function legacyPresence(row: Row) {
   const connected = row.lastConnectedTime ?? row.user.dateJoined;
-  const active = row.lastActiveTime !== null && seconds(row.lastActiveTime) + ACTIVE_WINDOW_SECONDS >= seconds(connected);
+  const active =
+    row.lastActiveTime !== null &&
+    seconds(row.lastActiveTime) + ACTIVE_WINDOW_SECONDS >= seconds(connected);
   const status: 'active' | 'idle' = active ? 'active' : 'idle';
   const timestamp = seconds(active ? row.lastActiveTime! : connected);
   return {
@@ -50,17 +52,27 @@ export interface PresenceQuery {
 }
 
 /** The presence data of an organization and the newest sequence number in it. */
-export async function readPresences(db: Db, realm: Pick<Realm, 'id' | 'stringId'>, query: PresenceQuery) {
+export async function readPresences(
+  db: Db,
+  realm: Pick<Realm, 'id' | 'stringId'>,
+  query: PresenceQuery,
+) {
   const realmId = realm.id;
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0;
-  if (!since && query.historyLimitDays <= 0) return { presences: {} as Record<string, PresenceEntry>, lastUpdateId: query.lastUpdateId ?? -1 };
+  if (!since && query.historyLimitDays <= 0)
+    return {
+      presences: {} as Record<string, PresenceEntry>,
+      lastUpdateId: query.lastUpdateId ?? -1,
+    };
   const rows = await db.userPresence.findMany({
     where: {
       realmId,
       user: { isActive: true, isBot: false, presenceEnabled: true },
       ...(since
         ? { lastUpdateId: { gt: query.lastUpdateId! } }
-        : { lastConnectedTime: { gte: new Date(Date.now() - query.historyLimitDays * 86_400_000) } }),
+        : {
+            lastConnectedTime: { gte: new Date(Date.now() - query.historyLimitDays * 86_400_000) },
+          }),
     },
     include: { user: true },
   });
@@ -68,7 +80,9 @@ export async function readPresences(db: Db, realm: Pick<Realm, 'id' | 'stringId'
   const presences: Record<string, PresenceEntry> = {};
   let lastUpdateId = query.lastUpdateId ?? -1;
   for (const row of rows) {
-    presences[query.modern ? String(row.userId) : apiEmail(row.user, host)] = query.modern ? modernPresence(row) : legacyPresence(row);
+    presences[query.modern ? String(row.userId) : apiEmail(row.user, host)] = query.modern
+      ? modernPresence(row)
+      : legacyPresence(row);
     lastUpdateId = Math.max(lastUpdateId, row.lastUpdateId);
   }
   return { presences, lastUpdateId };

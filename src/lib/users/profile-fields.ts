@@ -32,7 +32,14 @@ export function isRenderable(fieldType: number): boolean {
 /** The HTML of a Markdown value (mentions and emoji of the organization are not resolved in it). */
 export function renderProfileValue(value: string, baseUrl: string): string {
   const none = () => undefined;
-  return renderMarkdown(value, { userByName: none, userById: none, groupByName: none, streamByName: none, realmEmojiByName: none, baseUrl }).html;
+  return renderMarkdown(value, {
+    userByName: none,
+    userById: none,
+    groupByName: none,
+    streamByName: none,
+    realmEmojiByName: none,
+    baseUrl,
+  }).html;
 }
 
 /** A field definition as the API shows it. */
@@ -52,7 +59,10 @@ export function presentCustomProfileField(field: CustomProfileField) {
 
 /** The organization's fields, by display order. */
 export async function listCustomProfileFields(db: Db, realmId: number) {
-  const fields = await db.customProfileField.findMany({ where: { realmId }, orderBy: [{ order: 'asc' }, { id: 'asc' }] });
+  const fields = await db.customProfileField.findMany({
+    where: { realmId },
+    orderBy: [{ order: 'asc' }, { id: 'asc' }],
+  });
   return fields.map(presentCustomProfileField);
 }
 
@@ -61,14 +71,25 @@ export async function profileDataOf(db: Db, userIds: number[]): Promise<Map<numb
   const out = new Map<number, ProfileData>();
   if (userIds.length === 0) return out;
   // One statement (GET /users/me runs this on every call).
-  const rows = await queryRows<{ userId: number; fieldId: number; value: string; renderedValue: string | null; fieldType: number }>(db, Prisma.sql`
+  const rows = await queryRows<{
+    userId: number;
+    fieldId: number;
+    value: string;
+    renderedValue: string | null;
+    fieldType: number;
+  }>(
+    db,
+    Prisma.sql`
     SELECT v."userId" AS "userId", v."fieldId" AS "fieldId", v."value" AS "value", v."renderedValue" AS "renderedValue", f."fieldType" AS "fieldType"
     FROM "CustomProfileFieldValue" v JOIN "CustomProfileField" f ON f."id" = v."fieldId"
-    WHERE v."userId" IN (${Prisma.join(userIds)}) ORDER BY v."fieldId"`);
+    WHERE v."userId" IN (${Prisma.join(userIds)}) ORDER BY v."fieldId"`,
+  );
   for (const row of rows) {
     const userId = Number(row.userId);
     const data = out.get(userId) ?? {};
-    data[String(row.fieldId)] = isRenderable(Number(row.fieldType)) ? { value: row.value, rendered_value: row.renderedValue ?? '' } : { value: row.value };
+    data[String(row.fieldId)] = isRenderable(Number(row.fieldType))
+      ? { value: row.value, rendered_value: row.renderedValue ?? '' }
+      : { value: row.value };
     out.set(userId, data);
   }
   return out;
@@ -91,7 +112,8 @@ function isUrl(value: string): boolean {
 }
 
 function capped(field: CustomProfileField, value: string, limit: number): string {
-  if (value.length > limit) throw new ApiError(`${field.name} is too long (limit: ${limit} characters)`);
+  if (value.length > limit)
+    throw new ApiError(`${field.name} is too long (limit: ${limit} characters)`);
   return value;
 }
 
@@ -99,11 +121,18 @@ function capped(field: CustomProfileField, value: string, limit: number): string
  * Checks a new (non-empty) value of `field` and returns the text to store:
  * for person fields, the JSON list of user IDs.
  */
-export async function checkProfileValue(db: Db, field: CustomProfileField, value: string | number[]): Promise<string> {
+export async function checkProfileValue(
+  db: Db,
+  field: CustomProfileField,
+  value: string | number[],
+): Promise<string> {
   if (field.fieldType === FieldType.USER) {
     if (!Array.isArray(value)) throw new ApiError(`${field.name} is not a list`);
     const ids = [...value];
-    const users = await db.user.findMany({ where: { id: { in: ids }, realmId: field.realmId, isActive: true }, select: { id: true } });
+    const users = await db.user.findMany({
+      where: { id: { in: ids }, realmId: field.realmId, isActive: true },
+      select: { id: true },
+    });
     const missing = ids.find((id) => !users.some((u) => u.id === id));
     if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
     return JSON.stringify(ids);
@@ -119,8 +148,11 @@ export async function checkProfileValue(db: Db, field: CustomProfileField, value
       if (!isUrl(value)) throw new ApiError(`${field.name} is not a URL`);
       return value;
     case FieldType.SELECT: {
-      const choices = field.fieldData ? (JSON.parse(field.fieldData) as Record<string, unknown>) : {};
-      if (!(value in choices)) throw new ApiError(`'${value}' is not a valid choice for '${field.name}'.`);
+      const choices = field.fieldData
+        ? (JSON.parse(field.fieldData) as Record<string, unknown>)
+        : {};
+      if (!(value in choices))
+        throw new ApiError(`'${value}' is not a valid choice for '${field.name}'.`);
       return value;
     }
     default:

@@ -17,7 +17,10 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /** Whether `password` matches `passwordHash`; false for a missing or unreadable hash. */
-export async function checkPassword(passwordHash: string | null, password: string): Promise<boolean> {
+export async function checkPassword(
+  passwordHash: string | null,
+  password: string,
+): Promise<boolean> {
   if (!passwordHash) return false;
   try {
     return await verify(passwordHash, password);

@@ -14,14 +14,21 @@ import { presentUser, realmHost } from './users';
  * `realm_users`, deactivated ones in `realm_non_active_users`, humans with
  * their custom profile field values), and the user's own identity.
  */
-export const realmUserState: StateProvider = async ({ db, realm, user, externalUrl, clientGravatar }) => {
+export const realmUserState: StateProvider = async ({
+  db,
+  realm,
+  user,
+  externalUrl,
+  clientGravatar,
+}) => {
   const host = realmHost(realm, externalUrl);
   const users = await db.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } });
   const profileData = await profileDataOf(
     db,
     users.filter((u) => !u.isBot).map((u) => u.id),
   );
-  const present = (u: (typeof users)[number]) => presentUser(u, user, host, { clientGravatar, profileData });
+  const present = (u: (typeof users)[number]) =>
+    presentUser(u, user, host, { clientGravatar, profileData });
   const me = presentUser(user, user, host, { clientGravatar });
   return {
     realm_users: users.filter((u) => u.isActive).map(present),

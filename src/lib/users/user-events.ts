@@ -3,13 +3,21 @@
 // anonymous group settings a user is a direct member of.
 import type { Db } from '../../db/client';
 import { Role, SystemGroup, type SystemGroupName } from '../constants';
-import { readGroupSettingValues, realmGroupSettings, type GroupSettingValue } from '../groups/group-settings';
+import {
+  readGroupSettingValues,
+  realmGroupSettings,
+  type GroupSettingValue,
+} from '../groups/group-settings';
 import { groupSettingColumns } from '../groups/user-groups';
 import { apiEmail, canSeeDeliveryEmail, realmHost } from './users';
 
 /** The IDs of the realm's active users: who hears about changes to users and groups. */
 export async function activeUserIds(db: Db, realmId: number): Promise<number[]> {
-  const users = await db.user.findMany({ where: { realmId, isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
+  const users = await db.user.findMany({
+    where: { realmId, isActive: true },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+  });
   return users.map((u) => u.id);
 }
 
@@ -38,26 +46,52 @@ export function pastWaitingPeriod(dateJoined: Date, days: number, now = new Date
 }
 
 /** An event that announces the new value of an anonymous group setting. */
-export type SettingEvent = { type: 'realm'; op: 'update_dict'; property: 'default'; data: Record<string, GroupSettingValue> } | { type: 'user_group'; op: 'update'; group_id: number; data: Record<string, GroupSettingValue> };
+export type SettingEvent =
+  | {
+      type: 'realm';
+      op: 'update_dict';
+      property: 'default';
+      data: Record<string, GroupSettingValue>;
+    }
+  | { type: 'user_group'; op: 'update'; group_id: number; data: Record<string, GroupSettingValue> };
 
 /**
  * For each anonymous group in `groupIds`, the event that tells clients its
  * current value: a realm update_dict for organization settings, a user_group
  * update for a group's own settings.
  */
-export async function anonymousSettingEvents(db: Db, realmId: number, groupIds: number[]): Promise<SettingEvent[]> {
+export async function anonymousSettingEvents(
+  db: Db,
+  realmId: number,
+  groupIds: number[],
+): Promise<SettingEvent[]> {
   if (groupIds.length === 0) return [];
   const values = await readGroupSettingValues(db, groupIds);
   const events: SettingEvent[] = [];
   const realm = await db.realm.findUniqueOrThrow({ where: { id: realmId } });
   for (const [name, column] of Object.entries(realmGroupSettings)) {
-    if (groupIds.includes(realm[column])) events.push({ type: 'realm', op: 'update_dict', property: 'default', data: { [name]: values.get(realm[column])! } });
+    if (groupIds.includes(realm[column]))
+      events.push({
+        type: 'realm',
+        op: 'update_dict',
+        property: 'default',
+        data: { [name]: values.get(realm[column])! },
+      });
   }
-  const groups = await db.userGroup.findMany({ where: { realmId, name: { not: null } }, orderBy: { id: 'asc' } });
+  const groups = await db.userGroup.findMany({
+    where: { realmId, name: { not: null } },
+    orderBy: { id: 'asc' },
+  });
   for (const group of groups) {
     for (const [name, column] of Object.entries(groupSettingColumns)) {
       const id = group[column];
-      if (id !== null && groupIds.includes(id)) events.push({ type: 'user_group', op: 'update', group_id: group.id, data: { [name]: values.get(id)! } });
+      if (id !== null && groupIds.includes(id))
+        events.push({
+          type: 'user_group',
+          op: 'update',
+          group_id: group.id,
+          data: { [name]: values.get(id)! },
+        });
     }
   }
   return events;
@@ -76,26 +110,58 @@ export interface Addressed {
  */
 export async function ownSettingsEvents(
   db: Db,
-  before: { id: number; realmId: number; email: string; isBot: boolean; emailAddressVisibility: number; presenceEnabled: boolean },
+  before: {
+    id: number;
+    realmId: number;
+    email: string;
+    isBot: boolean;
+    emailAddressVisibility: number;
+    presenceEnabled: boolean;
+  },
   changed: Record<string, unknown>,
   externalUrl: string,
 ): Promise<Addressed[]> {
   const out: Addressed[] = [];
-  const viewers = await db.user.findMany({ where: { realmId: before.realmId, isActive: true }, select: { id: true, role: true } });
+  const viewers = await db.user.findMany({
+    where: { realmId: before.realmId, isActive: true },
+    select: { id: true, role: true },
+  });
   const everyone = viewers.map((v) => v.id);
   if (typeof changed.emailAddressVisibility === 'number') {
     const after = { ...before, emailAddressVisibility: changed.emailAddressVisibility };
     const realm = await db.realm.findUniqueOrThrow({ where: { id: before.realmId } });
     const host = realmHost(realm, externalUrl);
-    if (apiEmail(before, host) !== apiEmail(after, host)) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: before.id, email: apiEmail(after, host) } }, userIds: everyone });
+    if (apiEmail(before, host) !== apiEmail(after, host))
+      out.push({
+        event: {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: before.id, email: apiEmail(after, host) },
+        },
+        userIds: everyone,
+      });
     for (const viewer of viewers) {
       const had = canSeeDeliveryEmail(viewer, before);
       const has = canSeeDeliveryEmail(viewer, after);
-      if (had !== has) out.push({ event: { type: 'realm_user', op: 'update', person: { user_id: before.id, delivery_email: has ? before.email : null } }, userIds: [viewer.id] });
+      if (had !== has)
+        out.push({
+          event: {
+            type: 'realm_user',
+            op: 'update',
+            person: { user_id: before.id, delivery_email: has ? before.email : null },
+          },
+          userIds: [viewer.id],
+        });
     }
   }
-  if (typeof changed.presenceEnabled === 'boolean' && changed.presenceEnabled !== before.presenceEnabled) {
-    out.push({ event: { type: 'user_status', user_id: before.id, away: !changed.presenceEnabled }, userIds: everyone });
+  if (
+    typeof changed.presenceEnabled === 'boolean' &&
+    changed.presenceEnabled !== before.presenceEnabled
+  ) {
+    out.push({
+      event: { type: 'user_status', user_id: before.id, away: !changed.presenceEnabled },
+      userIds: everyone,
+    });
   }
   return out;
 }

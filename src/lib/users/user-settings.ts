@@ -21,8 +21,12 @@ export type UserSettingName = keyof typeof userSettingColumns;
 
 /** The user's settings as the API names them. */
 export function presentUserSettings(user: User): Record<UserSettingName, unknown> {
-  return Object.fromEntries(Object.entries(userSettingColumns).map(([name, column]) => [name, user[column]])) as Record<UserSettingName, unknown>;
+  return Object.fromEntries(
+    Object.entries(userSettingColumns).map(([name, column]) => [name, user[column]]),
+  ) as Record<UserSettingName, unknown>;
 }
 
 /** `user_settings`: the user's personal settings. */
-export const userSettingsState: StateProvider = async ({ user }) => ({ user_settings: presentUserSettings(user) });
+export const userSettingsState: StateProvider = async ({ user }) => ({
+  user_settings: presentUserSettings(user),
+});

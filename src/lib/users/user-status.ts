@@ -4,8 +4,17 @@ import type { UserStatus } from '../../../generated/prisma/sqlite/client';
 import type { StateProvider } from '../state';
 
 /** A status as the API shows it: only the parts that are set, and `away` when the user is invisible. */
-export function presentUserStatus(row: Pick<UserStatus, 'statusText' | 'emojiName' | 'emojiCode' | 'reactionType'> | null, presenceEnabled: boolean) {
-  const out: { away?: true; status_text?: string; emoji_name?: string; emoji_code?: string; reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji' } = {};
+export function presentUserStatus(
+  row: Pick<UserStatus, 'statusText' | 'emojiName' | 'emojiCode' | 'reactionType'> | null,
+  presenceEnabled: boolean,
+) {
+  const out: {
+    away?: true;
+    status_text?: string;
+    emoji_name?: string;
+    emoji_code?: string;
+    reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji';
+  } = {};
   if (!presenceEnabled) out.away = true;
   if (row?.statusText) out.status_text = row.statusText;
   if (row?.emojiName) {
@@ -19,7 +28,11 @@ export function presentUserStatus(row: Pick<UserStatus, 'statusText' | 'emojiNam
 /** `user_status`: the statuses of the organization's active users, keyed by user ID. */
 export const userStatusState: StateProvider = async ({ db, realm }) => {
   const users = await db.user.findMany({
-    where: { realmId: realm.id, isActive: true, OR: [{ presenceEnabled: false }, { status: { isNot: null } }] },
+    where: {
+      realmId: realm.id,
+      isActive: true,
+      OR: [{ presenceEnabled: false }, { status: { isNot: null } }],
+    },
     include: { status: true },
     orderBy: { id: 'asc' },
   });

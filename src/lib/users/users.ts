@@ -6,10 +6,19 @@ import { ApiError } from '../../errors';
 import { Role } from '../constants';
 
 /** Email visibility settings: who may see a user's real address. */
-export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
+export const EmailVisibility = {
+  EVERYONE: 1,
+  MEMBERS: 2,
+  ADMINS: 3,
+  NOBODY: 4,
+  MODERATORS: 5,
+} as const;
 
 /** Whether `viewer` may see `target`'s real (delivery) email address. */
-export function canSeeDeliveryEmail(viewer: Pick<User, 'id' | 'role'>, target: Pick<User, 'id' | 'isBot' | 'emailAddressVisibility'>): boolean {
+export function canSeeDeliveryEmail(
+  viewer: Pick<User, 'id' | 'role'>,
+  target: Pick<User, 'id' | 'isBot' | 'emailAddressVisibility'>,
+): boolean {
   if (viewer.id === target.id || target.isBot) return true;
   switch (target.emailAddressVisibility) {
     case EmailVisibility.EVERYONE:
@@ -37,13 +46,23 @@ export function realmHost(realm: Pick<Realm, 'stringId'>, externalUrl: string): 
 }
 
 /** The address the API shows in `email`: the real one when everyone may see it, else `user{id}@{host}`. */
-export function apiEmail(target: Pick<User, 'id' | 'email' | 'isBot' | 'emailAddressVisibility'>, host: string): string {
-  return target.isBot || target.emailAddressVisibility === EmailVisibility.EVERYONE ? target.email : `user${target.id}@${host}`;
+export function apiEmail(
+  target: Pick<User, 'id' | 'email' | 'isBot' | 'emailAddressVisibility'>,
+  host: string,
+): string {
+  return target.isBot || target.emailAddressVisibility === EmailVisibility.EVERYONE
+    ? target.email
+    : `user${target.id}@${host}`;
 }
 
 /** The avatar address, or null when the client computes gravatars itself and may see the real email. */
-export function avatarUrl(target: Pick<User, 'email' | 'avatarSource' | 'avatarVersion' | 'id' | 'realmId'>, clientGravatar: boolean, emailVisible: boolean): string | null {
-  if (target.avatarSource === 'U') return `/user_avatars/${target.realmId}/${target.id}.png?version=${target.avatarVersion}`;
+export function avatarUrl(
+  target: Pick<User, 'email' | 'avatarSource' | 'avatarVersion' | 'id' | 'realmId'>,
+  clientGravatar: boolean,
+  emailVisible: boolean,
+): string | null {
+  if (target.avatarSource === 'U')
+    return `/user_avatars/${target.realmId}/${target.id}.png?version=${target.avatarVersion}`;
   if (clientGravatar && emailVisible) return null;
   const digest = createHash('md5').update(target.email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${digest}?d=identicon&version=${target.avatarVersion}`;
@@ -57,7 +76,10 @@ export function presentUser(
   options: { clientGravatar: boolean; profileData?: Map<number, ProfileData> },
 ) {
   const visible = canSeeDeliveryEmail(viewer, target);
-  const profileData = options.profileData && !target.isBot ? { profile_data: options.profileData.get(target.id) ?? {} } : {};
+  const profileData =
+    options.profileData && !target.isBot
+      ? { profile_data: options.profileData.get(target.id) ?? {} }
+      : {};
   return {
     user_id: target.id,
     delivery_email: visible ? target.email : null,
@@ -83,7 +105,10 @@ export function presentUser(
 export type ProfileData = Record<string, { value: string; rendered_value?: string }>;
 
 /** Whether `actor` may administer `target`: administrators may, and so may the owner of a bot. */
-export function canAdminUser(actor: Pick<User, 'id' | 'role'>, target: Pick<User, 'botOwnerId'>): boolean {
+export function canAdminUser(
+  actor: Pick<User, 'id' | 'role'>,
+  target: Pick<User, 'botOwnerId'>,
+): boolean {
   return target.botOwnerId === actor.id || actor.role <= Role.ADMINISTRATOR;
 }
 
@@ -98,12 +123,18 @@ export interface UserAccess {
 function checkUserAccess(actor: User, target: User | null, access: UserAccess): User {
   if (!target || (target.isBot && !access.allowBots)) throw new ApiError('No such user');
   if (!target.isActive && !access.allowDeactivated) throw new ApiError('User is deactivated');
-  if (access.forAdmin && !canAdminUser(actor, target)) throw new ApiError('Insufficient permission');
+  if (access.forAdmin && !canAdminUser(actor, target))
+    throw new ApiError('Insufficient permission');
   return target;
 }
 
 /** The user `userId` of the actor's organization, or Zulip's error ("No such user", ...). */
-export async function accessUserById(db: Db, actor: User, userId: number, access: UserAccess): Promise<User> {
+export async function accessUserById(
+  db: Db,
+  actor: User,
+  userId: number,
+  access: UserAccess,
+): Promise<User> {
   const target = await db.user.findFirst({ where: { id: userId, realmId: actor.realmId } });
   return checkUserAccess(actor, target, access);
 }
@@ -112,14 +143,24 @@ export async function accessUserById(db: Db, actor: User, userId: number, access
  * The user named by `email`: their real address, when the actor may see it,
  * or the address the API shows for them (the placeholder `user{id}@{host}`).
  */
-export async function accessUserByEmail(db: Db, actor: User, email: string, host: string, access: UserAccess): Promise<User> {
+export async function accessUserByEmail(
+  db: Db,
+  actor: User,
+  email: string,
+  host: string,
+  access: UserAccess,
+): Promise<User> {
   const lower = email.toLowerCase();
-  let target = await db.user.findUnique({ where: { realmId_emailLower: { realmId: actor.realmId, emailLower: lower } } });
+  let target = await db.user.findUnique({
+    where: { realmId_emailLower: { realmId: actor.realmId, emailLower: lower } },
+  });
   if (target && !canSeeDeliveryEmail(actor, target)) target = null;
   if (!target) {
     const placeholder = /^user(\d+)@(.+)$/.exec(lower);
     if (placeholder && placeholder[2] === host.toLowerCase()) {
-      target = await db.user.findFirst({ where: { id: Number(placeholder[1]), realmId: actor.realmId } });
+      target = await db.user.findFirst({
+        where: { id: Number(placeholder[1]), realmId: actor.realmId },
+      });
     }
   }
   return checkUserAccess(actor, target, access);
