@@ -4,7 +4,7 @@
 import type { Config } from './config';
 import type { Database } from './db/client';
 import type { EventBus } from './events/bus';
-import type { EventQueues } from './events/queues';
+import type { EventQueueStore } from './events/queues';
 import type { Authenticator } from './lib/users/credentials';
 import type { RateLimiter } from './http/rate-limit';
 import type { Scheduler } from './lib/messages/scheduler';
@@ -16,7 +16,7 @@ export interface Services {
   log: Logger;
   db: Database;
   auth: Authenticator;
-  queues: EventQueues;
+  queues: EventQueueStore;
   bus: EventBus;
   limits: { user: RateLimiter; ip: RateLimiter; login: RateLimiter };
   /** Delivers due scheduled messages every few seconds. */

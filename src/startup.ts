@@ -6,11 +6,11 @@ import { doDeliverScheduledMessages } from './actions/scheduled-messages';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { migrate } from './db/migrate';
-import { LocalEventBus } from './events/bus';
-import { EventQueues } from './events/queues';
+import { QueueEventBus } from './events/bus';
+import { MemoryQueueStore } from './events/memory-queues';
 import { Authenticator } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
-import { installMessageEventHooks } from './lib/narrow/narrow-events';
+import { messageEventHooks } from './lib/narrow/narrow-events';
 import { startScheduler } from './lib/messages/scheduler';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
@@ -26,19 +26,25 @@ export async function createServices(
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
-  const queues = new EventQueues({
-    heartbeatMs: config.heartbeatSeconds * 1000,
-    idleTimeoutMs: config.queueTimeoutSeconds * 1000,
-    maxEvents: config.queueMaxEvents,
-  });
-  installMessageEventHooks(queues);
+  const queues = new MemoryQueueStore(
+    {
+      heartbeatMs: config.heartbeatSeconds * 1000,
+      idleTimeoutMs: config.queueTimeoutSeconds * 1000,
+      maxEvents: config.queueMaxEvents,
+    },
+    messageEventHooks,
+  );
+  const bus = new QueueEventBus(queues, (error) =>
+    log.error('event publication failed', { error: String(error) }),
+  );
+  db.settle = () => bus.settled();
   const services: Services = {
     config,
     log,
     db,
     auth: new Authenticator(db),
     queues,
-    bus: new LocalEventBus(queues),
+    bus,
     limits: {
       user: new RateLimiter(config.rateLimitUserRequests, config.rateLimitWindowSeconds),
       ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds),
@@ -56,7 +62,7 @@ export async function createServices(
 
 /** Answers waiting polls, stops the scheduler and closes the database. */
 export async function closeServices(services: Services): Promise<void> {
-  services.queues.close();
   await services.scheduler.stop();
+  await services.queues.close();
   await services.db.close();
 }

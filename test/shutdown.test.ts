@@ -36,7 +36,7 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
     });
     const auth = `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}`;
     expect((await send(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
-    const queue = server.services.queues.create({
+    const queue = await server.services.queues.create({
       userId: owner.id,
       realmId: owner.realmId,
       eventTypes: null,

@@ -17,7 +17,7 @@ import { editableFlags, flagList, isEditableFlag, isServerFlag } from '../lib/me
 import { checkMentions } from '../lib/messages/mentions';
 import { presentMessage, type PresentLookups } from '../lib/messages/messages';
 import { dmKeyOf } from '../lib/narrow/narrow';
-import { MESSAGE_FACTS, type MessageFacts } from '../lib/narrow/narrow-events';
+import type { MessageFacts } from '../events/queues';
 import { buildRenderContext } from '../lib/markdown/render-context';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { unreadMessageDetails } from '../lib/messages/unreads';
@@ -259,15 +259,15 @@ function publishMessage(
       message,
       flags,
       ...(key.startsWith('sender:') && localId !== undefined ? { local_message_id: localId } : {}),
-      [MESSAGE_FACTS]: facts,
     };
-    services.bus.publish(event, userIds);
+    services.bus.publishMessage(event, userIds, facts);
   }
   if (publicChannelRealmId !== null) {
     services.bus.publishToPublicChannelQueues(
       publicChannelRealmId,
-      { type: 'message', message, flags: [], [MESSAGE_FACTS]: facts },
+      { type: 'message', message, flags: [] },
       delivery.userIds,
+      facts,
     );
   }
 }

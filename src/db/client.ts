@@ -54,6 +54,12 @@ export async function executeRows(db: Db, query: Prisma.Sql): Promise<number> {
 /** The database, with its two doors. */
 export class Database {
   private readonly lock: ReadWriteLock | null;
+  /**
+   * Waited for after the commit callbacks of a write have run, before the
+   * write returns: set at start to wait until the events they published are
+   * in their queues (which takes a round trip when the queues live in Redis).
+   */
+  settle: (() => Promise<void>) | null = null;
 
   constructor(
     /** The Prisma client; use `read` and `write` rather than this. */
@@ -75,7 +81,7 @@ export class Database {
   /**
    * Runs `fn` in one transaction. Callbacks given to `onCommit` (event
    * publication, cache invalidation) run after the commit, in order, and not at
-   * all when the transaction fails.
+   * all when the transaction fails; the write returns once `settle` has too.
    */
   async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
     const callbacks: (() => void)[] = [];
@@ -92,6 +98,7 @@ export class Database {
       );
     const result = await (this.lock ? this.lock.exclusive(run) : run());
     for (const callback of callbacks) callback();
+    if (callbacks.length > 0 && this.settle) await this.settle();
     return result;
   }
 

@@ -1,7 +1,15 @@
-// How actions publish events. Today every event is for this process's queues;
-// a deployment of several processes on PostgreSQL replaces LocalEventBus with
-// one that relays through Redis, without any action changing.
-import type { CapabilityFallback, EventBody, EventQueues } from './queues';
+// How actions publish events: to users, wherever their queues live (this
+// process's memory, or a Redis shared by every process). Actions publish after
+// their transaction commits and never wait on the bus themselves; the database
+// waits for `settled` before a write returns, so that a client that hears of a
+// change from its request finds the change's events in its queues.
+import type {
+  CapabilityFallback,
+  EventBody,
+  EventQueueStore,
+  MessageFacts,
+  Publication,
+} from './queues';
 
 /** Publishes events to users' queues, wherever those queues live. */
 export interface EventBus {
@@ -10,27 +18,61 @@ export interface EventBus {
    * `fallback.capability` get `fallback.event` (or nothing) instead.
    */
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void;
+  /**
+   * Sends a message event to every queue of `userIds`, with the facts that
+   * queues registered with a narrow are matched against and that shape the
+   * event for each queue (raw Markdown, gravatar avatars).
+   */
+  publishMessage(event: EventBody, userIds: Iterable<number>, facts: MessageFacts): void;
   /** Sends a public channel's message event to the realm's all_public_streams queues, except those of `exceptUserIds`. */
   publishToPublicChannelQueues(
     realmId: number,
     event: EventBody,
     exceptUserIds: Iterable<number>,
+    facts: MessageFacts,
   ): void;
+  /** Resolves once every event published so far is in its queues. */
+  settled(): Promise<void>;
 }
 
-/** Delivers straight into this process's queues. */
-export class LocalEventBus implements EventBus {
-  constructor(private readonly queues: EventQueues) {}
+/** Hands publications to a queue store, keeping track of those still on their way. */
+export class QueueEventBus implements EventBus {
+  private pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: EventQueueStore,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
 
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
-    this.queues.publish(event, userIds, fallback);
+    this.track(this.store.publish(fallback ? { event, fallback } : { event }, userIds));
+  }
+
+  publishMessage(event: EventBody, userIds: Iterable<number>, facts: MessageFacts): void {
+    this.track(this.store.publish({ event, facts }, userIds));
   }
 
   publishToPublicChannelQueues(
     realmId: number,
     event: EventBody,
     exceptUserIds: Iterable<number>,
+    facts: MessageFacts,
   ): void {
-    this.queues.publishToPublicChannelQueues(realmId, event, exceptUserIds);
+    const publication: Publication = { event, facts };
+    this.track(this.store.publishToPublicQueues(realmId, publication, exceptUserIds));
+  }
+
+  settled(): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return Promise.all([...this.pending]).then(() => undefined);
+  }
+
+  /** Remembers a publication still on its way; a failed one is reported, never thrown at the action. */
+  private track(result: void | Promise<void>): void {
+    if (!result) return;
+    const done: Promise<void> = result
+      .catch((error) => this.onError(error))
+      .finally(() => this.pending.delete(done));
+    this.pending.add(done);
   }
 }

@@ -1,8 +1,13 @@
-// Event queues: one per registered client, held in this process's memory.
-// Actions publish events to users after their transaction commits; each of the
-// user's queues that asked for that event type keeps a copy with its own ID.
-// A long-poll waits on its queue without holding any database connection.
-import { randomUUID } from 'node:crypto';
+// Event queues: one per registered client. Actions publish events to users
+// after their transaction commits; each of the user's queues that asked for
+// that event type keeps a copy with its own ID. A long-poll waits on its queue
+// without holding any database connection.
+//
+// This file holds what every queue store shares: the shapes of queues, events
+// and publications (all plain data, so that they can travel between
+// processes), how one publication is shaped for one queue, and the store
+// interface. The stores are memory-queues.ts (one process) and
+// redis-queues.ts (many processes sharing a Redis).
 
 /** An event as published: a type and its fields. */
 export type EventBody = { type: string } & Record<string, unknown>;
@@ -20,7 +25,7 @@ export interface NarrowTerm {
   negated: boolean;
 }
 
-/** What a client asked for when it registered. */
+/** What a client asked for when it registered; never changes afterwards. */
 export interface QueueOptions {
   userId: number;
   realmId: number;
@@ -36,24 +41,28 @@ export interface QueueOptions {
   clientGravatar: boolean;
 }
 
-/** One client's queue. */
-export class EventQueue {
-  readonly id = randomUUID();
-  events: QueuedEvent[] = [];
-  /** ID of the last event added; -1 before the first. */
-  lastEventId = -1;
-  lastTouched = Date.now();
-  waiter: ((events: QueuedEvent[]) => void) | null = null;
-  private readonly types: Set<string> | null;
-
-  constructor(readonly options: QueueOptions) {
-    this.types = options.eventTypes ? new Set(options.eventTypes) : null;
-  }
-
-  /** Whether this queue keeps events of `type`. */
-  wants(type: string): boolean {
-    return type === 'heartbeat' || !this.types || this.types.has(type);
-  }
+/**
+ * What a narrow is checked against, and what a message event is finalized
+ * from, for each queue: plain data published beside the message event.
+ */
+export interface MessageFacts {
+  senderId: number;
+  /** The sender's real email address, lower-cased. */
+  senderEmail: string;
+  streamId: number | null;
+  streamName: string;
+  topic: string;
+  /** Participants of a direct message (sender included), by ID. */
+  dmUserIds: number[];
+  /** Their real email addresses, lower-cased, in the order of `dmUserIds`. */
+  dmEmails: string[];
+  rawContent: string;
+  renderedContent: string;
+  hasLink: boolean;
+  hasImage: boolean;
+  hasAttachment: boolean;
+  /** The avatar URL for clients that compute gravatars themselves (null when they may). */
+  gravatarAvatarUrl: string | null;
 }
 
 /**
@@ -66,10 +75,52 @@ export interface CapabilityFallback {
   event: EventBody | null;
 }
 
-/** Decides whether a message event belongs in a queue registered with a narrow. */
-export type NarrowFilter = (queue: EventQueue, event: EventBody) => boolean;
-/** Shapes an event for one queue's registration options (e.g. raw Markdown). */
-export type EventFinalizer = (queue: EventQueue, event: EventBody) => EventBody;
+/** One event as the bus hands it to a store: the event and what shapes it per queue. */
+export interface Publication {
+  event: EventBody;
+  /** What clients without a capability get instead. */
+  fallback?: CapabilityFallback;
+  /** For message events: the facts narrows are matched against and the event finalized from. */
+  facts?: MessageFacts;
+}
+
+/** How message events are matched and finalized for a queue (set by the messages area at start). */
+export interface MessageEventHooks {
+  /** Whether a message event with these facts belongs in a queue registered with `options.narrow`. */
+  matchesNarrow(options: QueueOptions, event: EventBody, facts: MessageFacts): boolean;
+  /** The event as a queue with these options receives it (raw Markdown, gravatar avatars). */
+  finalize(options: QueueOptions, event: EventBody, facts: MessageFacts): EventBody;
+}
+
+/** Hooks that keep every message event and change none (until the messages area sets its own). */
+export const noMessageHooks: MessageEventHooks = {
+  matchesNarrow: () => true,
+  finalize: (_options, event) => event,
+};
+
+/** Whether a queue registered with `options` keeps events of `type`. */
+export function wantsType(options: QueueOptions, type: string): boolean {
+  return type === 'heartbeat' || options.eventTypes === null || options.eventTypes.includes(type);
+}
+
+/**
+ * The event one queue gets from a publication, or null for none: the event
+ * or its capability fallback, if the queue keeps that type and (for message
+ * events) its narrow matches, finalized for the queue's options.
+ */
+export function eventForQueue(
+  publication: Publication,
+  options: QueueOptions,
+  hooks: MessageEventHooks,
+): EventBody | null {
+  const { event, fallback, facts } = publication;
+  const body =
+    !fallback || options.clientCapabilities[fallback.capability] === true ? event : fallback.event;
+  if (!body || !wantsType(options, body.type)) return null;
+  if (!facts || body.type !== 'message') return body;
+  if (options.narrow.length > 0 && !hooks.matchesNarrow(options, body, facts)) return null;
+  return hooks.finalize(options, body, facts);
+}
 
 /** Timing and size limits of the queues. */
 export interface QueueLimits {
@@ -78,183 +129,59 @@ export interface QueueLimits {
   maxEvents: number;
 }
 
-/** All queues of this process. */
-export class EventQueues {
-  private queues = new Map<string, EventQueue>();
-  private byUser = new Map<number, Set<EventQueue>>();
-  private sweeper: NodeJS.Timeout;
-  /** Set at start by the messages area (src/lib/narrow/narrow-events.ts). */
-  narrowFilter: NarrowFilter = () => true;
-  /** Likewise; shapes message events for each queue's apply_markdown and client_gravatar. */
-  finalizeEvent: EventFinalizer = (_queue, event) => event;
-  private pendingWakes = new Set<EventQueue>();
+/** A newly created queue. */
+export interface NewQueue {
+  id: string;
+  /** ID of the last event added; -1 before the first. */
+  lastEventId: number;
+}
 
-  constructor(private readonly limits: QueueLimits) {
-    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, limits.idleTimeoutMs)).unref();
-  }
+/** One long-poll of a queue. */
+export interface PollRequest {
+  queueId: string;
+  /** Only the owner may poll a queue; anyone else finds none. */
+  userId: number;
+  /** Events up to this ID are acknowledged and dropped. */
+  lastEventId: number;
+  /** Answer at once, even with nothing to say. */
+  dontBlock: boolean;
+  /** Lets the caller cancel the wait when its client goes away. */
+  onAbort?: (cancel: () => void) => void;
+}
 
+/**
+ * Where the queues live. Every method may be called from any process sharing
+ * the store; waiting polls are woken wherever the event was published.
+ */
+export interface EventQueueStore {
   /** Creates a queue for a user. */
-  create(options: QueueOptions): EventQueue {
-    const queue = new EventQueue(options);
-    this.queues.set(queue.id, queue);
-    let mine = this.byUser.get(options.userId);
-    if (!mine) this.byUser.set(options.userId, (mine = new Set()));
-    mine.add(queue);
-    return queue;
-  }
-
-  /** The user's queue with this ID, or undefined when it does not exist (or is not theirs). */
-  get(queueId: string, userId: number): EventQueue | undefined {
-    const queue = this.queues.get(queueId);
-    return queue && queue.options.userId === userId ? queue : undefined;
-  }
-
-  /** Removes a queue, answering its waiting poll with nothing. */
-  delete(queue: EventQueue): void {
-    this.queues.delete(queue.id);
-    this.byUser.get(queue.options.userId)?.delete(queue);
-    if (this.byUser.get(queue.options.userId)?.size === 0) this.byUser.delete(queue.options.userId);
-    this.wake(queue, []);
-  }
-
-  /** The queues of one organization, for events that go to more than subscribers. */
-  *realmQueues(realmId: number): Iterable<EventQueue> {
-    for (const queue of this.queues.values()) if (queue.options.realmId === realmId) yield queue;
-  }
-
+  create(options: QueueOptions): Promise<NewQueue>;
   /**
-   * Delivers `event` to every queue of the given users that wants it; queues
-   * whose client lacks `fallback.capability` get `fallback.event` instead.
+   * Answers a poll: drops the acknowledged events, returns the rest at once
+   * if there are any (or if `dontBlock`), and otherwise waits for the next
+   * event or, after the heartbeat interval, a heartbeat. A newer poll of the
+   * same queue answers an older one with nothing. Null when the user has no
+   * queue of that ID.
    */
-  publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
-    for (const userId of userIds) {
-      const mine = this.byUser.get(userId);
-      if (!mine) continue;
-      for (const queue of mine) {
-        const body =
-          !fallback || queue.options.clientCapabilities[fallback.capability] === true
-            ? event
-            : fallback.event;
-        if (body) this.deliver(queue, body);
-      }
-    }
-  }
-
+  poll(request: PollRequest): Promise<QueuedEvent[] | null>;
+  /** Removes one of the user's queues, answering its waiting poll with nothing; false when there is none. */
+  delete(queueId: string, userId: number): Promise<boolean>;
+  /** Adds a publication to every queue of the given users that wants it. */
+  publish(publication: Publication, userIds: Iterable<number>): void | Promise<void>;
   /**
-   * Delivers a message event of a public channel to the organization's queues
-   * registered with all_public_streams, except those of `exceptUserIds` (the
-   * recipients, who get it with their own flags).
+   * Adds a public channel's message to the organization's queues registered
+   * with all_public_streams, except those of `exceptUserIds` (the recipients,
+   * who get it with their own flags).
    */
-  publishToPublicChannelQueues(
+  publishToPublicQueues(
     realmId: number,
-    event: EventBody,
+    publication: Publication,
     exceptUserIds: Iterable<number>,
-  ): void {
-    const except = new Set(exceptUserIds);
-    for (const queue of this.queues.values()) {
-      if (
-        queue.options.realmId === realmId &&
-        queue.options.allPublicStreams &&
-        !except.has(queue.options.userId)
-      )
-        this.deliver(queue, event);
-    }
-  }
-
-  /** Adds `event` to one queue, if the queue wants it, and wakes its poll. */
-  deliver(queue: EventQueue, event: EventBody): void {
-    if (!queue.wants(event.type)) return;
-    if (
-      event.type === 'message' &&
-      queue.options.narrow.length > 0 &&
-      !this.narrowFilter(queue, event)
-    )
-      return;
-    queue.lastEventId += 1;
-    queue.events.push({ ...this.finalizeEvent(queue, event), id: queue.lastEventId });
-    if (queue.events.length > this.limits.maxEvents)
-      queue.events.splice(0, queue.events.length - this.limits.maxEvents);
-    if (queue.waiter) this.scheduleWake(queue);
-  }
-
-  /**
-   * Answers the queue's waiting poll on the next turn of the event loop, not
-   * at once: the request that published (say, a sent message) answers its
-   * own client first, and events published in the same turn go out together.
-   */
-  private scheduleWake(queue: EventQueue): void {
-    if (this.pendingWakes.size === 0) setImmediate(() => this.flushWakes());
-    this.pendingWakes.add(queue);
-  }
-
-  private flushWakes(): void {
-    const queues = [...this.pendingWakes];
-    this.pendingWakes.clear();
-    for (const queue of queues) if (queue.waiter) this.wake(queue, queue.events.slice());
-  }
-
-  /**
-   * Answers a poll: drops events up to `lastEventId` as acknowledged, returns
-   * the rest at once if there are any (or if `dontBlock`), and otherwise waits
-   * for the next event or, after the heartbeat interval, a heartbeat.
-   * `onAbort` lets the caller cancel the wait when its client goes away.
-   */
-  poll(
-    queue: EventQueue,
-    lastEventId: number,
-    dontBlock: boolean,
-    onAbort?: (cancel: () => void) => void,
-  ): Promise<QueuedEvent[]> {
-    queue.lastTouched = Date.now();
-    queue.events = queue.events.filter((e) => e.id > lastEventId);
-    if (queue.events.length > 0 || dontBlock) return Promise.resolve(queue.events.slice());
-    this.wake(queue, []); // a newer poll replaces an older one
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        queue.waiter = null;
-        this.deliver(queue, { type: 'heartbeat' });
-        resolve(queue.events.slice());
-      }, this.limits.heartbeatMs);
-      queue.waiter = (events) => {
-        clearTimeout(timer);
-        queue.waiter = null;
-        queue.lastTouched = Date.now();
-        resolve(events);
-      };
-      onAbort?.(() => {
-        if (queue.waiter) {
-          clearTimeout(timer);
-          queue.waiter = null;
-          queue.lastTouched = Date.now();
-        }
-      });
-    });
-  }
-
-  /** Answers every waiting poll with what its queue holds (for shutdown). */
-  wakeAll(): void {
-    for (const queue of this.queues.values()) this.wake(queue, queue.events.slice());
-  }
-
-  /** Stops the idle-queue sweeper and answers waiting polls. */
-  close(): void {
-    clearInterval(this.sweeper);
-    this.wakeAll();
-  }
-
-  /** Number of live queues. */
-  get size(): number {
-    return this.queues.size;
-  }
-
-  private wake(queue: EventQueue, events: QueuedEvent[]): void {
-    queue.waiter?.(events);
-  }
-
+  ): void | Promise<void>;
+  /** Answers every poll waiting in this process, leaving the events in their queues (for shutdown). */
+  wakeAll(): void;
   /** Removes queues nobody has polled for longer than the idle timeout. */
-  sweep(now = Date.now()): void {
-    for (const queue of this.queues.values()) {
-      if (!queue.waiter && now - queue.lastTouched > this.limits.idleTimeoutMs) this.delete(queue);
-    }
-  }
+  sweep(now?: number): void | Promise<void>;
+  /** Answers waiting polls and lets go of timers and connections. */
+  close(): Promise<void>;
 }

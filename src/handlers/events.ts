@@ -21,7 +21,7 @@ export const registerQueue: Handler<'register-queue'> = async ({
   const queue =
     eventTypes !== null && eventTypes.length === 0
       ? null
-      : services.queues.create({
+      : await services.queues.create({
           userId: user.id,
           realmId: realm.id,
           eventTypes,
@@ -62,22 +62,21 @@ export const registerQueue: Handler<'register-queue'> = async ({
 
 /** Long-polls a queue for events after `last_event_id`. */
 export const getEvents: Handler<'get-events'> = async ({ params, services, user, onAbort }) => {
-  const queue = services.queues.get(params.queue_id, user.id);
-  if (!queue) throw badEventQueue(params.queue_id);
-  const events = await services.queues.poll(
-    queue,
-    params.last_event_id ?? -1,
-    params.dont_block ?? false,
+  const events = await services.queues.poll({
+    queueId: params.queue_id,
+    userId: user.id,
+    lastEventId: params.last_event_id ?? -1,
+    dontBlock: params.dont_block ?? false,
     onAbort,
-  );
-  return { queue_id: queue.id, events };
+  });
+  if (!events) throw badEventQueue(params.queue_id);
+  return { queue_id: params.queue_id, events };
 };
 
 /** Deletes a queue. */
 export const deleteQueue: Handler<'delete-queue'> = async ({ params, services, user }) => {
-  const queue = services.queues.get(params.queue_id, user.id);
-  if (!queue) throw badEventQueue(params.queue_id);
-  services.queues.delete(queue);
+  if (!(await services.queues.delete(params.queue_id, user.id)))
+    throw badEventQueue(params.queue_id);
   return {};
 };
 

@@ -1,34 +1,12 @@
 // Message events and narrows: queues registered with a narrow keep only the
-// message events that match it. Each message event carries, under a symbol
-// key that never reaches the wire, the facts a narrow is checked against
-// (IDs, real emails, raw content), so matching needs no database.
+// message events that match it. Each message event is published with the
+// facts a narrow is checked against (IDs, real emails, raw content) as plain
+// data beside it, so matching needs no database and works in any process.
 //
-// Wiring: `installMessageEventHooks(services.queues)` runs once at start.
-import type { EventBody, EventQueues, NarrowTerm, QueuedEvent } from '../../events/queues';
+// Wiring: the queue store is built with `messageEventHooks` at start.
+import type { EventBody, MessageEventHooks, MessageFacts, NarrowTerm } from '../../events/queues';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../constants';
 import { searchWords } from './narrow-sql';
-
-/** Symbol key of the facts a message event carries for narrow matching and finalization. */
-export const MESSAGE_FACTS = Symbol('messageFacts');
-
-/** What a narrow is checked against. */
-export interface MessageFacts {
-  senderId: number;
-  senderEmail: string;
-  streamId: number | null;
-  streamName: string;
-  topic: string;
-  /** Participants of a direct message (sender included). */
-  dmUserIds: number[];
-  dmEmails: string[];
-  rawContent: string;
-  renderedContent: string;
-  hasLink: boolean;
-  hasImage: boolean;
-  hasAttachment: boolean;
-  /** The avatar URL for clients that compute gravatars themselves (null when they may). */
-  gravatarAvatarUrl: string | null;
-}
 
 function userMatches(operand: unknown, id: number, email: string): boolean {
   if (typeof operand === 'number') return operand === id;
@@ -136,24 +114,23 @@ function termHolds(
   }
 }
 
-/** Whether a message event matches `narrow` for the queue's user. */
+/** Whether a message event with these facts matches `narrow` for the queue's user. */
 export function messageMatchesNarrow(
   narrow: NarrowTerm[],
   event: EventBody,
+  facts: MessageFacts,
   viewerId: number,
 ): boolean {
-  const facts = (event as unknown as Record<symbol, MessageFacts | undefined>)[MESSAGE_FACTS];
-  if (!facts) return true;
   const flags = (event.flags as string[] | undefined) ?? [];
   return narrow.every((t) => termHolds(t, facts, flags, viewerId) !== t.negated);
 }
 
-/** Sets the queues' narrow filter to match message events against each queue's narrow. */
-export function installMessageEventHooks(queues: EventQueues): void {
-  queues.narrowFilter = (queue, event) =>
-    messageMatchesNarrow(queue.options.narrow, event, queue.options.userId);
-  queues.finalizeEvent = (queue, event) => finalizeMessageEvent(event, queue.options);
-}
+/** How the queues match message events against narrows and shape them per queue. */
+export const messageEventHooks: MessageEventHooks = {
+  matchesNarrow: (options, event, facts) =>
+    messageMatchesNarrow(options.narrow, event, facts, options.userId),
+  finalize: (options, event, facts) => finalizeMessageEvent(event, facts, options),
+};
 
 /**
  * A message event as a queue registered with `apply_markdown` and
@@ -162,11 +139,11 @@ export function installMessageEventHooks(queues: EventQueues): void {
  * avatar of client-computed gravatars, for queues that asked for them.
  */
 export function finalizeMessageEvent(
-  event: QueuedEvent | EventBody,
+  event: EventBody,
+  facts: MessageFacts,
   options: { applyMarkdown: boolean; clientGravatar: boolean },
 ): EventBody {
-  const facts = (event as unknown as Record<symbol, MessageFacts | undefined>)[MESSAGE_FACTS];
-  if (event.type !== 'message' || !facts) return event;
+  if (options.applyMarkdown && !options.clientGravatar) return event;
   const message = { ...(event.message as Record<string, unknown>) };
   if (!options.applyMarkdown) {
     message.content = facts.rawContent;

@@ -1,0 +1,180 @@
+// The event queues of a single server process, held in its memory: what runs
+// without REDIS_URL. Publishing is synchronous, and a waiting poll is a
+// callback on its queue.
+import { randomUUID } from 'node:crypto';
+import {
+  eventForQueue,
+  noMessageHooks,
+  type EventBody,
+  type EventQueueStore,
+  type MessageEventHooks,
+  type NewQueue,
+  type PollRequest,
+  type Publication,
+  type QueueLimits,
+  type QueueOptions,
+  type QueuedEvent,
+} from './queues';
+
+/** One client's queue. */
+class MemoryQueue {
+  readonly id = randomUUID();
+  events: QueuedEvent[] = [];
+  /** ID of the last event added; -1 before the first. */
+  lastEventId = -1;
+  lastTouched = Date.now();
+  waiter: ((events: QueuedEvent[]) => void) | null = null;
+
+  constructor(readonly options: QueueOptions) {}
+}
+
+/** All queues of this process. */
+export class MemoryQueueStore implements EventQueueStore {
+  private queues = new Map<string, MemoryQueue>();
+  private byUser = new Map<number, Set<MemoryQueue>>();
+  private sweeper: NodeJS.Timeout;
+  private pendingWakes = new Set<MemoryQueue>();
+
+  constructor(
+    private readonly limits: QueueLimits,
+    private readonly hooks: MessageEventHooks = noMessageHooks,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, limits.idleTimeoutMs)).unref();
+  }
+
+  async create(options: QueueOptions): Promise<NewQueue> {
+    const queue = new MemoryQueue(options);
+    this.queues.set(queue.id, queue);
+    let mine = this.byUser.get(options.userId);
+    if (!mine) this.byUser.set(options.userId, (mine = new Set()));
+    mine.add(queue);
+    return { id: queue.id, lastEventId: queue.lastEventId };
+  }
+
+  async delete(queueId: string, userId: number): Promise<boolean> {
+    const queue = this.find(queueId, userId);
+    if (!queue) return false;
+    this.remove(queue);
+    return true;
+  }
+
+  publish(publication: Publication, userIds: Iterable<number>): void {
+    for (const userId of userIds) {
+      const mine = this.byUser.get(userId);
+      if (mine) for (const queue of mine) this.deliver(queue, publication);
+    }
+  }
+
+  publishToPublicQueues(
+    realmId: number,
+    publication: Publication,
+    exceptUserIds: Iterable<number>,
+  ): void {
+    const except = new Set(exceptUserIds);
+    for (const queue of this.queues.values()) {
+      const { options } = queue;
+      if (options.realmId === realmId && options.allPublicStreams && !except.has(options.userId))
+        this.deliver(queue, publication);
+    }
+  }
+
+  poll({
+    queueId,
+    userId,
+    lastEventId,
+    dontBlock,
+    onAbort,
+  }: PollRequest): Promise<QueuedEvent[] | null> {
+    const queue = this.find(queueId, userId);
+    if (!queue) return Promise.resolve(null);
+    queue.lastTouched = Date.now();
+    queue.events = queue.events.filter((e) => e.id > lastEventId);
+    if (queue.events.length > 0 || dontBlock) return Promise.resolve(queue.events.slice());
+    this.wake(queue, []); // a newer poll replaces an older one
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        queue.waiter = null;
+        this.append(queue, { type: 'heartbeat' });
+        resolve(queue.events.slice());
+      }, this.limits.heartbeatMs);
+      queue.waiter = (events) => {
+        clearTimeout(timer);
+        queue.waiter = null;
+        queue.lastTouched = Date.now();
+        resolve(events);
+      };
+      onAbort?.(() => {
+        if (queue.waiter) {
+          clearTimeout(timer);
+          queue.waiter = null;
+          queue.lastTouched = Date.now();
+        }
+      });
+    });
+  }
+
+  wakeAll(): void {
+    for (const queue of this.queues.values()) this.wake(queue, queue.events.slice());
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.wakeAll();
+  }
+
+  sweep(now = Date.now()): void {
+    for (const queue of this.queues.values()) {
+      if (!queue.waiter && now - queue.lastTouched > this.limits.idleTimeoutMs) this.remove(queue);
+    }
+  }
+
+  /** The user's queue with this ID, or undefined when it does not exist (or is not theirs). */
+  private find(queueId: string, userId: number): MemoryQueue | undefined {
+    const queue = this.queues.get(queueId);
+    return queue && queue.options.userId === userId ? queue : undefined;
+  }
+
+  /** Removes a queue, answering its waiting poll with nothing. */
+  private remove(queue: MemoryQueue): void {
+    this.queues.delete(queue.id);
+    const mine = this.byUser.get(queue.options.userId);
+    mine?.delete(queue);
+    if (mine?.size === 0) this.byUser.delete(queue.options.userId);
+    this.wake(queue, []);
+  }
+
+  /** Adds what a publication holds for one queue, if anything, and wakes its poll. */
+  private deliver(queue: MemoryQueue, publication: Publication): void {
+    const body = eventForQueue(publication, queue.options, this.hooks);
+    if (!body) return;
+    this.append(queue, body);
+    if (queue.waiter) this.scheduleWake(queue);
+  }
+
+  private append(queue: MemoryQueue, body: EventBody): void {
+    queue.lastEventId += 1;
+    queue.events.push({ ...body, id: queue.lastEventId });
+    if (queue.events.length > this.limits.maxEvents)
+      queue.events.splice(0, queue.events.length - this.limits.maxEvents);
+  }
+
+  /**
+   * Answers the queue's waiting poll on the next turn of the event loop, not
+   * at once: the request that published (say, a sent message) answers its
+   * own client first, and events published in the same turn go out together.
+   */
+  private scheduleWake(queue: MemoryQueue): void {
+    if (this.pendingWakes.size === 0) setImmediate(() => this.flushWakes());
+    this.pendingWakes.add(queue);
+  }
+
+  private flushWakes(): void {
+    const queues = [...this.pendingWakes];
+    this.pendingWakes.clear();
+    for (const queue of queues) if (queue.waiter) this.wake(queue, queue.events.slice());
+  }
+
+  private wake(queue: MemoryQueue, events: QueuedEvent[]): void {
+    queue.waiter?.(events);
+  }
+}
