@@ -17,8 +17,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
-  const server = await startServer(config, log);
-  log.info('listening', { url: `${server.url}/api/v1`, database: server.services.db.provider });
+  const server = await startServer(config, log, { processMetrics: true });
+  log.info('listening', {
+    url: `${server.url}/api/v1`,
+    database: server.services.db.provider,
+    health: `${server.url}/health`,
+    ready: `${server.url}/ready`,
+    metrics: `${server.url}/metrics`,
+  });
   const realms = await server.services.db.read((db) => db.realm.count());
   if (realms === 0) {
     log.info(

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
-import { createApp } from './http/app';
+import { createApp, type AppOptions } from './http/app';
 import type { Logger } from './log';
 import type { Services } from './services';
 import { closeServices, createServices } from './startup';
@@ -25,7 +25,7 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   log: Logger,
-  options: { lazy?: boolean } = {},
+  options: AppOptions = {},
 ): Promise<RunningServer> {
   const services = await createServices(config, log);
   const app = await createApp(services, options);

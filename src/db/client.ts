@@ -51,6 +51,18 @@ export async function executeRows(db: Db, query: Prisma.Sql): Promise<number> {
   return statements ? statements.run(query.sql, query.values) : db.$executeRaw(query);
 }
 
+/**
+ * Time spent in the database since the process started, for metrics: calls
+ * of `read` and `write` and their total milliseconds, from the call (waiting
+ * for the connection included) to the result.
+ */
+export interface DatabaseTiming {
+  reads: number;
+  readMs: number;
+  writes: number;
+  writeMs: number;
+}
+
 /** The database, with its two doors. */
 export class Database {
   private readonly lock: ReadWriteLock | null;
@@ -60,6 +72,8 @@ export class Database {
    * in their queues (which takes a round trip when the queues live in Redis).
    */
   settle: (() => Promise<void>) | null = null;
+  /** Calls and time so far; plain sums, so that timing costs nothing per call but a clock read. */
+  readonly timing: DatabaseTiming = { reads: 0, readMs: 0, writes: 0, writeMs: 0 };
 
   constructor(
     /** The Prisma client; use `read` and `write` rather than this. */
@@ -75,7 +89,12 @@ export class Database {
 
   /** Runs reads outside any transaction. */
   read<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return this.lock ? this.lock.shared(() => fn(this.client)) : fn(this.client);
+    const started = performance.now();
+    const done = this.lock ? this.lock.shared(() => fn(this.client)) : fn(this.client);
+    return done.finally(() => {
+      this.timing.reads += 1;
+      this.timing.readMs += performance.now() - started;
+    });
   }
 
   /**
@@ -85,6 +104,7 @@ export class Database {
    */
   async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
     const callbacks: (() => void)[] = [];
+    const started = performance.now();
     const run = () =>
       this.client.$transaction(
         (tx) => {
@@ -96,7 +116,13 @@ export class Database {
           maxWait: this.transactionTimeoutMs,
         },
       );
-    const result = await (this.lock ? this.lock.exclusive(run) : run());
+    let result: T;
+    try {
+      result = await (this.lock ? this.lock.exclusive(run) : run());
+    } finally {
+      this.timing.writes += 1;
+      this.timing.writeMs += performance.now() - started;
+    }
     for (const callback of callbacks) callback();
     if (callbacks.length > 0 && this.settle) await this.settle();
     return result;

@@ -32,6 +32,11 @@ function readMigrations(provider: DatabaseTarget['provider']): Migration[] {
     });
 }
 
+/** The names of the migrations this code brings, in order, for the database `provider`. */
+export function migrationNames(provider: DatabaseTarget['provider']): string[] {
+  return readMigrations(provider).map((m) => m.name);
+}
+
 const sqliteLedger = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "id" TEXT PRIMARY KEY NOT NULL,
     "checksum" TEXT NOT NULL,

@@ -13,6 +13,7 @@ import {
   type Publication,
   type QueueLimits,
   type QueueOptions,
+  type QueueStats,
   type QueuedEvent,
 } from './queues';
 
@@ -120,6 +121,16 @@ export class MemoryQueueStore implements EventQueueStore {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.wakeAll();
+  }
+
+  stats(): QueueStats {
+    let events = 0;
+    let waitingPolls = 0;
+    for (const queue of this.queues.values()) {
+      events += queue.events.length;
+      if (queue.waiter) waitingPolls++;
+    }
+    return { queues: this.queues.size, events, waitingPolls };
   }
 
   sweep(now = Date.now()): void {

@@ -129,6 +129,16 @@ export interface QueueLimits {
   maxEvents: number;
 }
 
+/** The size of a queue store, for metrics. */
+export interface QueueStats {
+  /** Live event queues. */
+  queues: number;
+  /** Events held in them, not yet acknowledged by their clients. */
+  events: number;
+  /** Polls of this process waiting for an event. */
+  waitingPolls: number;
+}
+
 /** A newly created queue. */
 export interface NewQueue {
   id: string;
@@ -184,4 +194,6 @@ export interface EventQueueStore {
   sweep(now?: number): void | Promise<void>;
   /** Answers waiting polls and lets go of timers and connections. */
   close(): Promise<void>;
+  /** How many queues, events and waiting polls the store holds, counted when asked (for /metrics). */
+  stats(): QueueStats | Promise<QueueStats>;
 }

@@ -1,6 +1,7 @@
-// The Koa application: request IDs and access logs, the error envelope, body
-// reading, the served contract, the route table built from openapi.yaml, and
-// the answers for paths and methods that match no operation.
+// The Koa application: request IDs, one log line and the metrics of each
+// request, the error envelope, the operator endpoints (health, readiness,
+// metrics), body reading, the served contract, the route table built from
+// openapi.yaml, and the answers for paths and methods that match no operation.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import Koa from 'koa';
@@ -10,14 +11,35 @@ import { bodyReader } from './body';
 import { contractServing } from './contract';
 import { sendError } from './envelope';
 import { fileServing } from './files';
-import { buildRouter, methodsByShape } from './routes';
+import { createMetrics } from './metrics';
+import { operatorEndpoints } from './operator';
+import { buildRouter, methodsByShape, type RequestState } from './routes';
 import { loadSpec, specPath } from './spec';
 
-/** Builds the application for `services`; `lazy` defers compiling validators to each operation's first request. */
-export async function createApp(
-  services: Services,
-  options: { lazy?: boolean } = {},
-): Promise<Koa> {
+/** Options of the application. */
+export interface AppOptions {
+  /** Defer compiling validators to each operation's first request (tests). */
+  lazy?: boolean;
+  /** Add prom-client's process metrics to /metrics (the server started by npm start). */
+  processMetrics?: boolean;
+}
+
+/** The operation name of a request no operation took: the contract, the docs, files, or `none`. */
+function operationOutsideApi(path: string): string {
+  if (path === '/openapi.json' || path === '/openapi.yaml') return 'openapi';
+  if (path === '/api/docs' || path.startsWith('/api/docs/')) return 'docs';
+  if (path.startsWith('/user_uploads/')) return 'user-uploads';
+  if (path.startsWith('/user_avatars/')) return 'user-avatars';
+  return 'none';
+}
+
+/** An X-Request-Id set by a trusted proxy, when it is a plain token. */
+function forwardedRequestId(header: string): string | undefined {
+  return /^[\w.:-]{1,128}$/.test(header) ? header : undefined;
+}
+
+/** Builds the application for `services`. */
+export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
   const { api, operations } = await loadSpec(specPath);
   const { router, staticRoutes } = buildRouter(
     api,
@@ -31,27 +53,37 @@ export async function createApp(
   const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;
 
+  const metrics = createMetrics(services, { processMetrics: options.processMetrics });
+  const trustProxy = services.config.trustProxy;
   app.use(async (ctx, next) => {
-    const requestId = randomUUID();
-    const started = process.hrtime.bigint();
+    const requestId = (trustProxy && forwardedRequestId(ctx.get('x-request-id'))) || randomUUID();
+    const started = performance.now();
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
       sendError(ctx, error, log, requestId);
     }
-    if (log.enabled('debug')) {
-      log.debug('request', {
+    const ms = performance.now() - started;
+    const state = ctx.state as RequestState;
+    const operation = state.operation ?? operationOutsideApi(ctx.path);
+    metrics.observeRequest(operation, ctx.status, ms / 1000);
+    if (log.enabled('info')) {
+      log.info('request', {
         request_id: requestId,
         method: ctx.method,
-        path: ctx.path,
+        // Paths of uploaded files are left out: temporary download URLs carry a token.
+        ...(operation === 'user-uploads' ? {} : { path: ctx.path }),
+        operation,
         status: ctx.status,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        duration_ms: Math.round(ms * 1000) / 1000,
+        ...(state.userId !== undefined ? { user_id: state.userId } : {}),
       });
     }
   });
 
-  // The contract, outside /api/v1.
+  // Health, readiness and metrics, then the contract, outside /api/v1.
+  app.use(operatorEndpoints(services, metrics));
   app.use(contractServing(services.config.externalUrl));
   app.use(bodyReader());
 

@@ -14,6 +14,14 @@ import { parseUrlencoded } from './form';
 import { parseParams } from './params';
 import type { OperationSpec } from './spec';
 
+/** What the middleware of a request leaves in `ctx.state` for its log line and metrics. */
+export interface RequestState {
+  /** The operationId, or the name of an endpoint outside the API (health, openapi, ...). */
+  operation?: string;
+  /** The authenticated user, once known. */
+  userId?: number;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds every operation's handler; each is called with its own operation's request
 type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
 
@@ -132,6 +140,8 @@ export function buildRouter(
     const namesOf = new Map(candidates.map((op) => [op, parameterNames(op.path)]));
     const route = async (ctx: Koa.Context & { params: Record<string, string> }) => {
       const op = pick(ctx.params);
+      const state = ctx.state as RequestState;
+      state.operation = op.operationId;
       const names = namesOf.get(op)!;
       const pathParams: Record<string, string> = {};
       for (let i = 0; i < names.length; i++) {
@@ -145,6 +155,7 @@ export function buildRouter(
       const auth = authed
         ? await services.auth.authenticate(ctx.get('authorization') || undefined)
         : null;
+      if (auth) state.userId = auth.user.id;
       const limit = auth
         ? services.limits.user.hit(`user:${auth.user.id}`)
         : services.limits.ip.hit(`ip:${ctx.ip}`);

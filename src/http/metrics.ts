@@ -1,0 +1,98 @@
+// Prometheus metrics, served at GET /metrics: requests by operation and
+// status, their latency, the event queues and waiting polls, and the time
+// spent in the database. Per request the cost is one counter increment and
+// one histogram observation with a bounded label set (operation IDs and a few
+// fixed names, never paths); everything else is read when Prometheus scrapes.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from '../db/client';
+import type { EventQueueStore, QueueStats } from '../events/queues';
+
+/** The metrics of one server. */
+export interface Metrics {
+  /** The registry /metrics answers from. */
+  registry: Registry;
+  /** Counts one answered request and its duration in seconds. */
+  observeRequest(operation: string, status: number, seconds: number): void;
+}
+
+/** Latency buckets in seconds: from a cached read to a long-poll's full wait. */
+const latencyBuckets = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+/**
+ * Creates the metrics of a server over its database and event queues. With
+ * `processMetrics`, prom-client's process and Node.js metrics (CPU, memory,
+ * event-loop delay, garbage collection) are added; they watch the whole
+ * process, so only the server started by `npm start` asks for them.
+ */
+export function createMetrics(
+  sources: { db: Database; queues: EventQueueStore },
+  options: { processMetrics?: boolean } = {},
+): Metrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'chat_http_requests_total',
+    help: 'HTTP requests answered, by operation (operationId, or health, ready, metrics, openapi, docs, user-uploads, user-avatars, none) and status code.',
+    labelNames: ['operation', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'chat_http_request_duration_seconds',
+    help: 'Time from receiving a request to answering it, by operation; long-polls (get-events) wait up to the heartbeat interval.',
+    labelNames: ['operation'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  });
+  const { db, queues } = sources;
+  const queueGauge = (name: string, help: string, field: keyof QueueStats) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set((await queues.stats())[field]);
+      },
+    });
+  queueGauge('chat_event_queues', 'Event queues held by the queue store.', 'queues');
+  queueGauge(
+    'chat_event_polls_waiting',
+    'GET /events requests of this process waiting for an event.',
+    'waitingPolls',
+  );
+  queueGauge(
+    'chat_event_queue_events',
+    'Events held in the event queues, not yet acknowledged by their clients.',
+    'events',
+  );
+  new Counter({
+    name: 'chat_database_calls_total',
+    help: 'Database calls: plain reads (read) and transactions (write).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ kind: 'read' }, db.timing.reads);
+      this.inc({ kind: 'write' }, db.timing.writes);
+    },
+  });
+  new Counter({
+    name: 'chat_database_seconds_total',
+    help: 'Time spent in database calls, waiting for the connection included, by kind (read or write).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ kind: 'read' }, db.timing.readMs / 1000);
+      this.inc({ kind: 'write' }, db.timing.writeMs / 1000);
+    },
+  });
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    observeRequest(operation, status, seconds) {
+      requests.inc({ operation, status });
+      latency.observe({ operation }, seconds);
+    },
+  };
+}
