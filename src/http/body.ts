@@ -1,7 +1,8 @@
 // Reads request bodies before routing: urlencoded forms and JSON objects with
 // our own small parsers (so that repeated names and the number of fields are
 // kept), multipart forms with koa-body (formidable), which also stores
-// uploaded files. A body in any other type is kept unread and refused with 415
+// uploaded files (a part with a file name is a file even without a
+// Content-Type). A body in any other type is kept unread and refused with 415
 // by the route, which knows the types its operation accepts. Every failure to
 // read a body is a 400 (malformed) or a 413 (too large) naming the limit.
 import { tmpdir } from 'node:os';
@@ -146,6 +147,15 @@ export function bodyReader(): Koa.Middleware {
       minFileSize: 0,
       uploadDir: tmpdir(),
       keepExtensions: true,
+      onPart: (part, handlePart) => {
+        // A part that names a file is a file, whatever its headers. Python's
+        // requests sends file parts without a Content-Type, which formidable
+        // would otherwise read as a text field; the stored type is then
+        // guessed from the file name.
+        if (part.originalFilename !== null && part.originalFilename !== undefined && !part.mimetype)
+          part.mimetype = 'application/octet-stream';
+        handlePart(part);
+      },
     },
   });
   const noop = async () => undefined;
