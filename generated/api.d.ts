@@ -934,7 +934,8 @@ export interface paths {
          *     `num_after`, `include_anchor`) or a list of IDs (`message_ids`), not
          *     both: combining `message_ids` with a nonzero `num_before` or
          *     `num_after`, or with `anchor`, gives an incompatible-parameters error.
-         *     Without `message_ids`, `anchor` is required.
+         *     Without `message_ids`, `anchor` (or the older
+         *     `use_first_unread_anchor=true`) is required.
          *     - At most 5000 messages may be requested at once (`num_before +
          *       num_after`, or the length of `message_ids`); more is refused.
          *     - The anchor can be left out (`include_anchor=false`) only at an end of
@@ -965,7 +966,14 @@ export interface paths {
          *       channel's `topics_policy`.
          *     - Sending to a channel that does not exist gives
          *       `STREAM_DOES_NOT_EXIST`. Posting needs membership of the channel's
-         *       `can_send_message_group`; archived channels accept no messages.
+         *       `can_send_message_group`; archived channels accept no messages. A
+         *       private channel needs a subscription (or the right to subscribe),
+         *       except for users holding the server-level `can_forge_sender`
+         *       permission, who may post to any channel of their organization.
+         *     - The message records the client that sent it (its `client` field),
+         *       named from the request's User-Agent as Zulip names it:
+         *       `ZulipTerminal/0.7.0 (Linux)` is `ZulipTerminal`; a request without a
+         *       User-Agent is `Unspecified`.
          *     - A channel-wide wildcard mention in a large channel, or a topic
          *       wildcard mention in a topic with many participants, by a user outside
          *       the organization's `can_mention_many_users_group` is refused with
@@ -3633,10 +3641,25 @@ export interface components {
                     local_id?: string;
                     /**
                      * @description Whether the message starts out read for the sender. When left
-                     *     out, true for messages sent from interactive clients and false for
-                     *     API clients. Feature level 236.
+                     *     out, true for messages sent from interactive clients (the
+                     *     client named by the User-Agent: the terminal, desktop and
+                     *     mobile apps) and false for API clients such as bots and the
+                     *     Python library. Feature level 236.
                      */
                     read_by_sender?: boolean;
+                    /**
+                     * @description For mirroring integrations: `true` (or `yes`) asks that the
+                     *     message keep the time given in `time`. Only users holding the
+                     *     server-level `can_forge_sender` permission may send it ("User
+                     *     not authorized for this query" otherwise); other values mean
+                     *     false.
+                     */
+                    forged?: boolean | string;
+                    /**
+                     * @description With `forged`, the message's original time, in seconds since
+                     *     the epoch; ignored otherwise.
+                     */
+                    time?: number;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["SendMessageRequest"]["content"]["application/json"]["schema"];
             };
@@ -5090,6 +5113,14 @@ export interface operations {
                  *     message as the newest. Any other text gives "Invalid anchor".
                  */
                 anchor?: string | number;
+                /**
+                 * @deprecated
+                 * @description When true, the anchor is the first unread message, whatever
+                 *     `anchor` says (the same as `anchor=first_unread`, which replaced
+                 *     it; older clients such as zulip-terminal still send it). False or
+                 *     absent leaves `anchor` in charge.
+                 */
+                use_first_unread_anchor?: boolean;
                 /** @description Whether the anchor message itself, if it matches the narrow, is part of the result. */
                 include_anchor?: boolean;
                 /** @description How many matching messages older than the anchor to return at most. */

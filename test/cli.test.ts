@@ -118,7 +118,11 @@ test.each([
     ['create-user', '--email', 'x@acme.test', '--password', 'p', '--bogus'],
     expect.stringMatching(/^create-user: Unknown option '--bogus'/),
   ],
-  [['make-coffee'], 'usage: manage <create-realm|create-user> [options]\n'],
+  [
+    ['make-coffee'],
+    'usage: manage <create-realm|create-user|grant-permission|revoke-permission> [options]\n' +
+      `manage: unknown command 'make-coffee'; run "manage --help" for the list\n`,
+  ],
 ])('bad input %j gets one line and status 2', async (argv, message) => {
   const res = await manage(...argv);
   expect(res.code).toBe(2);

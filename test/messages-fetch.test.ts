@@ -108,6 +108,33 @@ describe('anchors and ranges', () => {
     });
   });
 
+  test('use_first_unread_anchor=true means anchor=first_unread, whatever anchor says', async () => {
+    // zulip-terminal's first fetch: anchor=0 with the older flag.
+    const unread = await sendToChannel(server, cast.member, 'feed', 'even', 'still unread');
+    const r = await get({
+      anchor: 0,
+      use_first_unread_anchor: true,
+      num_before: 1,
+      num_after: 1,
+    });
+    expect(r).toMatchObject({ ids: [ids[9], unread], anchor: unread, found_anchor: true });
+    expect(r.ignored_parameters_unsupported).toBeUndefined();
+    // Without an anchor at all, the flag is enough.
+    expect(await get({ use_first_unread_anchor: true, num_before: 0, num_after: 1 })).toMatchObject(
+      { ids: [unread], anchor: unread },
+    );
+    // False leaves the anchor in charge.
+    expect(await get({ anchor: 0, use_first_unread_anchor: false, num_after: 1 })).toMatchObject({
+      ids: ids.slice(0, 1),
+      anchor: 0,
+    });
+    await server.call('POST', '/messages/flags', {
+      as: cast.member2,
+      params: { messages: [unread], op: 'add', flag: 'read' },
+    });
+    await server.call('DELETE', `/messages/${unread}`, { as: cast.admin });
+  });
+
   test('a negative anchor counts as 0 and a huge one as the newest', async () => {
     expect(await get({ anchor: -5, num_after: 1 })).toMatchObject({
       ids: ids.slice(0, 1),
@@ -156,6 +183,15 @@ describe('message_ids', () => {
       params: { message_ids: [ids[1], ids[2]], narrow: [{ operator: 'topic', operand: 'odd' }] },
     });
     expect(odd.body.messages.map((x: { id: number }) => x.id)).toEqual([ids[1]]);
+  });
+
+  test('cannot be combined with use_first_unread_anchor', async () => {
+    const res = await server.call('GET', '/messages', {
+      as: cast.member2,
+      params: { message_ids: [ids[1]], use_first_unread_anchor: true },
+    });
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(res.body.msg).toMatch(/^Unsupported parameter combination/);
   });
 
   test('cannot be combined with a range', async () => {

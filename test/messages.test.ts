@@ -65,7 +65,7 @@ describe('channel messages', () => {
       avatar_url: expect.stringContaining('gravatar.com'),
       content: '<p>Hello <strong>all of you</strong></p>',
       content_type: 'text/html',
-      client: 'API',
+      client: 'Unspecified',
       display_recipient: 'general',
       recipient_id: general,
       stream_id: general,

@@ -34,6 +34,8 @@ export interface SendRequest {
   readBySender?: boolean;
   localId?: string;
   client?: string;
+  /** The original time of a forged message (senders holding can_forge_sender only). */
+  forgedTime?: Date;
 }
 
 /** Recipients and their flags for a new message. */
@@ -148,7 +150,7 @@ export async function sendMessageIn(
     topicLower: topic.toLowerCase(),
     content,
     renderedContent: rendered.html,
-    dateSent: new Date(),
+    dateSent: request.forgedTime ?? new Date(),
     sendingClient: request.client ?? 'API',
     hasAttachment: rendered.hasAttachment,
     hasImage: rendered.hasImage,

@@ -11,6 +11,7 @@ import {
   scheduledRecipient,
   type ScheduledContent,
 } from '../lib/messages/scheduled-messages';
+import { defaultReadBySender } from '../lib/messages/message-send';
 import type { Services } from '../services';
 import { sendMessageIn } from './messages';
 
@@ -31,7 +32,7 @@ export async function doCreateScheduledMessage(
   services: Services,
   realm: Realm,
   sender: User,
-  message: ScheduledContent & { at: Date; readBySender?: boolean },
+  message: ScheduledContent & { at: Date; readBySender?: boolean; client?: string },
 ): Promise<number> {
   checkDeliveryTime(message.at, new Date());
   return services.db.write(async (tx, onCommit) => {
@@ -48,7 +49,12 @@ export async function doCreateScheduledMessage(
         senderId: sender.id,
         ...row,
         scheduledTimestamp: message.at,
-        readBySender: message.readBySender ?? false,
+        // Left out, as for sending: read when scheduled from an interactive
+        // client, except a message to oneself, which stays unread as a reminder.
+        readBySender:
+          message.readBySender ??
+          (defaultReadBySender(message.client ?? 'API') && row.recipients !== `[${sender.id}]`),
+        sendingClient: message.client ?? 'API',
       },
     });
     onCommit(() =>
@@ -180,6 +186,7 @@ export async function doDeliverScheduledMessages(services: Services, now: Date):
           topic: message.type === 'stream' ? message.topic : undefined,
           content: message.content,
           readBySender: message.readBySender,
+          client: message.sendingClient,
         });
         await tx.scheduledMessage.update({
           where: { id: message.id },

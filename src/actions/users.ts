@@ -152,7 +152,11 @@ export async function doCreateUserByAdmin(
 ): Promise<User> {
   if (actor.role > Role.ADMINISTRATOR)
     throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
-  if (!actor.canCreateUsers) throw new ApiError('User not authorized to create users');
+  // Read afresh: the permission is granted from the command line, outside this process.
+  const holder = await services.db.read((db) =>
+    db.user.findUnique({ where: { id: actor.id }, select: { canCreateUsers: true } }),
+  );
+  if (!holder?.canCreateUsers) throw new ApiError('User not authorized to create users');
   const fullName = checkFullName(input.fullName);
   if (!emailFormat.test(input.email)) throw new ApiError('Bad name or username');
   const taken = await services.db.read((db) =>

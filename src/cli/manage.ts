@@ -1,10 +1,15 @@
-// Administration commands: `npm run manage -- <command> [options]`.
-//   create-realm --name NAME --owner-email E --owner-password P [--owner-name N] [--subdomain S]
-//   create-user  --email E --password P [--full-name N] [--role owner|administrator|moderator|member|guest] [--subdomain S]
-// Each migrates the database first, honours DATABASE_URL, prints one JSON
-// object on success, and on bad input prints one line and exits with status 2.
+// Administration commands: `npm run manage -- <command> [options]`, and
+// `--help` for the list of commands or for one command's options. Each command
+// migrates the database first, honours DATABASE_URL, prints one JSON object on
+// success, and on bad input prints one line and exits with status 2. Help
+// needs no database.
 import { parseArgs } from 'node:util';
 import { doCreateRealm } from '../actions/realms';
+import {
+  doChangeServerPermission,
+  serverPermissions,
+  type ServerPermission,
+} from '../actions/server-permissions';
 import { doCreateUser } from '../actions/users';
 import { ConfigError, loadConfig } from '../config';
 import { ApiError } from '../errors';
@@ -15,6 +20,21 @@ import { closeServices, createServices } from '../startup';
 
 class UsageError extends Error {}
 
+/** One option of a command: its value's placeholder and what it means. */
+interface Option {
+  value: string;
+  help: string;
+  required?: boolean;
+}
+
+/** A command: a line saying what it does, a longer description, its options, and its work. */
+interface Command {
+  summary: string;
+  description: string;
+  options: Record<string, Option>;
+  run: (services: Services, values: Record<string, string | undefined>) => Promise<object>;
+}
+
 const roles: Record<string, number> = {
   owner: Role.OWNER,
   administrator: Role.ADMINISTRATOR,
@@ -23,69 +43,182 @@ const roles: Record<string, number> = {
   guest: Role.GUEST,
 };
 
+const subdomainOption: Option = {
+  value: 'S',
+  help: 'The subdomain of the organization; empty (the default) for the root domain.',
+};
+
 function required(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
 }
 
-async function createRealm(services: Services, args: string[]): Promise<object> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      name: { type: 'string' },
-      'owner-email': { type: 'string' },
-      'owner-password': { type: 'string' },
-      'owner-name': { type: 'string' },
-      subdomain: { type: 'string' },
-    },
-  });
-  const email = required(values, 'owner-email');
-  const { realm, owner } = await doCreateRealm(services, {
-    name: required(values, 'name'),
-    stringId: values.subdomain ?? '',
-    owner: {
-      email,
-      password: required(values, 'owner-password'),
-      fullName: values['owner-name'] ?? email.split('@')[0],
-    },
-  });
-  return { realm_id: realm.id, user_id: owner.id, email: owner.email, api_key: owner.apiKey };
-}
-
-async function createUser(services: Services, args: string[]): Promise<object> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'full-name': { type: 'string' },
-      role: { type: 'string' },
-      subdomain: { type: 'string' },
-    },
-  });
-  const email = required(values, 'email');
-  const roleName = values.role ?? 'member';
-  const role = roles[roleName];
-  if (role === undefined)
-    throw new UsageError(`--role must be one of ${Object.keys(roles).join(', ')}`);
+async function organization(services: Services, subdomain: string | undefined) {
   const realm = await services.db.read((db) =>
-    db.realm.findUnique({ where: { stringId: values.subdomain ?? '' } }),
+    db.realm.findUnique({ where: { stringId: subdomain ?? '' } }),
   );
   if (!realm) throw new UsageError('no such organization; create one with create-realm first');
-  const user = await doCreateUser(services, realm, {
-    email,
-    password: required(values, 'password'),
-    fullName: values['full-name'] ?? email.split('@')[0],
-    role,
-  });
-  return { realm_id: realm.id, user_id: user.id, email: user.email, api_key: user.apiKey };
+  return realm;
 }
 
-const commands: Record<string, (services: Services, args: string[]) => Promise<object>> = {
-  'create-realm': createRealm,
-  'create-user': createUser,
+/** grant-permission and revoke-permission: the same command with opposite values. */
+function permissionCommand(grant: boolean): Command {
+  const names = Object.keys(serverPermissions).join(', ');
+  return {
+    summary: grant
+      ? `Give a user a server-level permission (${names}).`
+      : 'Take a server-level permission back from a user.',
+    description: [
+      grant
+        ? 'Grants a user one of the permissions no organization role carries:'
+        : 'Revokes one of the permissions no organization role carries:',
+      '  can_create_users  an organization administrator holding it may create',
+      '                    accounts with POST /users;',
+      '  can_forge_sender  its holder (a mirroring integration) may post to every',
+      '                    channel of the organization and send messages with',
+      '                    `forged` and an original `time`.',
+      'A running server takes the change into account within ten seconds.',
+    ].join('\n'),
+    options: {
+      email: { value: 'E', help: "The user's email address.", required: true },
+      permission: { value: 'NAME', help: `One of ${names}.`, required: true },
+      subdomain: subdomainOption,
+    },
+    run: async (services, values) => {
+      const email = required(values, 'email');
+      const permission = required(values, 'permission');
+      if (!(permission in serverPermissions))
+        throw new UsageError(`--permission must be one of ${names}`);
+      const realm = await organization(services, values.subdomain);
+      const user = await services.db.read((db) =>
+        db.user.findUnique({
+          where: { realmId_emailLower: { realmId: realm.id, emailLower: email.toLowerCase() } },
+        }),
+      );
+      if (!user)
+        throw new UsageError(`no user with the email address ${email} in this organization`);
+      const updated = await doChangeServerPermission(
+        services,
+        user,
+        permission as ServerPermission,
+        grant,
+      );
+      return {
+        user_id: updated.id,
+        email: updated.email,
+        can_create_users: updated.canCreateUsers,
+        can_forge_sender: updated.canForgeSender,
+      };
+    },
+  };
+}
+
+const commands: Record<string, Command> = {
+  'create-realm': {
+    summary: 'Create an organization and its owner.',
+    description:
+      'Creates an organization and its first user, an owner, and prints the\n' +
+      "owner's API key. There can be one organization per subdomain.",
+    options: {
+      name: { value: 'NAME', help: "The organization's name.", required: true },
+      'owner-email': { value: 'E', help: "The owner's email address.", required: true },
+      'owner-password': { value: 'P', help: "The owner's password.", required: true },
+      'owner-name': {
+        value: 'N',
+        help: "The owner's full name (default: the email's local part).",
+      },
+      subdomain: subdomainOption,
+    },
+    run: async (services, values) => {
+      const email = required(values, 'owner-email');
+      const { realm, owner } = await doCreateRealm(services, {
+        name: required(values, 'name'),
+        stringId: values.subdomain ?? '',
+        owner: {
+          email,
+          password: required(values, 'owner-password'),
+          fullName: values['owner-name'] ?? email.split('@')[0],
+        },
+      });
+      return { realm_id: realm.id, user_id: owner.id, email: owner.email, api_key: owner.apiKey };
+    },
+  },
+  'create-user': {
+    summary: 'Add a user to an organization.',
+    description: "Creates a user with a password and a role, and prints the user's API key.",
+    options: {
+      email: { value: 'E', help: "The user's email address.", required: true },
+      password: { value: 'P', help: "The user's password.", required: true },
+      'full-name': { value: 'N', help: "The user's full name (default: the email's local part)." },
+      role: {
+        value: 'ROLE',
+        help: `One of ${Object.keys(roles).join(', ')} (default: member).`,
+      },
+      subdomain: subdomainOption,
+    },
+    run: async (services, values) => {
+      const email = required(values, 'email');
+      const role = roles[values.role ?? 'member'];
+      if (role === undefined)
+        throw new UsageError(`--role must be one of ${Object.keys(roles).join(', ')}`);
+      const realm = await organization(services, values.subdomain);
+      const user = await doCreateUser(services, realm, {
+        email,
+        password: required(values, 'password'),
+        fullName: values['full-name'] ?? email.split('@')[0],
+        role,
+      });
+      return { realm_id: realm.id, user_id: user.id, email: user.email, api_key: user.apiKey };
+    },
+  },
+  'grant-permission': permissionCommand(true),
+  'revoke-permission': permissionCommand(false),
 };
+
+const usageLine = `usage: manage <${Object.keys(commands).join('|')}> [options]`;
+
+/** The help of the whole tool. */
+function toolHelp(): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length)) + 2;
+  return [
+    usageLine,
+    '',
+    'Administration commands for the chat server. Each one migrates the database',
+    'first, reads DATABASE_URL (and the other variables of the server), prints one',
+    'JSON object when it succeeds, and exits with status 2 on bad input.',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
+    '',
+    'Run "manage <command> --help" for the options of a command.',
+    '',
+  ].join('\n');
+}
+
+/** The help of one command. */
+function commandHelp(name: string, command: Command): string {
+  const flags = Object.entries(command.options).map(([option, o]) => ({
+    flag: `--${option} ${o.value}`,
+    help: o.required ? `${o.help} Required.` : o.help,
+  }));
+  const width = Math.max(...flags.map((f) => f.flag.length), '--help'.length) + 2;
+  const synopsis = Object.entries(command.options)
+    .map(([option, o]) => (o.required ? `--${option} ${o.value}` : `[--${option} ${o.value}]`))
+    .join(' ');
+  return [
+    `usage: manage ${name} ${synopsis}`,
+    '',
+    command.description,
+    '',
+    'Options:',
+    ...flags.map((f) => `  ${f.flag.padEnd(width)}${f.help}`),
+    `  ${'--help'.padEnd(width)}Print this help and exit.`,
+    '',
+  ].join('\n');
+}
+
+const wantsHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
 
 /** Runs one command; returns the exit status (0 done, 2 bad input, 1 failure). */
 export async function runManage(
@@ -94,17 +227,35 @@ export async function runManage(
   out: (text: string) => void = (t) => process.stdout.write(t),
   err: (text: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
-  const [command, ...args] = argv;
-  const run = commands[command ?? ''];
-  if (!run) {
-    err(`usage: manage <${Object.keys(commands).join('|')}> [options]\n`);
+  const [name, ...args] = argv;
+  if (wantsHelp(name)) {
+    out(toolHelp());
+    return 0;
+  }
+  const command = commands[name ?? ''];
+  if (!command) {
+    err(
+      name === undefined
+        ? `${usageLine}\n`
+        : `${usageLine}\nmanage: unknown command '${name}'; run "manage --help" for the list\n`,
+    );
     return 2;
+  }
+  if (args.some((a) => a === '--help' || a === '-h')) {
+    out(commandHelp(name, command));
+    return 0;
   }
   let services: Services | undefined;
   try {
+    const { values } = parseArgs({
+      args,
+      options: Object.fromEntries(
+        Object.keys(command.options).map((option) => [option, { type: 'string' as const }]),
+      ),
+    });
     const config = loadConfig(env);
     services = await createServices(config, createLogger('warn'));
-    const result = await run(services, args);
+    const result = await command.run(services, values as Record<string, string | undefined>);
     out(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
@@ -118,7 +269,7 @@ export async function runManage(
       typeof (error as { message?: unknown })?.message === 'string'
         ? (error as Error).message
         : String(error);
-    err(`${command}: ${message}\n`);
+    err(`${name}: ${message}\n`);
     return known ? 2 : 1;
   } finally {
     if (services) await closeServices(services);

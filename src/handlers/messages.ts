@@ -4,6 +4,7 @@ import type { components } from '../../generated/api';
 import { doSendMessage, doUpdateMessageFlags } from '../actions/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
+import { defaultReadBySender, holdsCanForgeSender } from '../lib/messages/message-send';
 import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
 import { flagList } from '../lib/messages/flags';
 import { presentMessages } from '../lib/messages/messages';
@@ -14,7 +15,13 @@ import type { Handler, HandlerMap } from './types';
 type Message = components['schemas']['Message'];
 
 /** Sends a channel or direct message. */
-export const sendMessage: Handler<'send-message'> = async ({ params, services, user, realm }) => {
+export const sendMessage: Handler<'send-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+  client,
+}) => {
   if (params.topic !== undefined && params.subject !== undefined) {
     throw new ApiError(
       "Can't decide between 'topic' and 'subject' arguments",
@@ -23,13 +30,18 @@ export const sendMessage: Handler<'send-message'> = async ({ params, services, u
       { var_name1: 'topic', var_name2: 'subject' },
     );
   }
+  const forged = params.forged === true || params.forged === 'true' || params.forged === 'yes';
+  if (forged && !(await services.db.read((db) => holdsCanForgeSender(db, user.id))))
+    throw new ApiError('User not authorized for this query');
   const id = await doSendMessage(services, realm, user, {
     type: params.type,
     to: params.to,
     topic: params.topic ?? params.subject,
     content: params.content,
-    readBySender: params.read_by_sender,
+    readBySender: params.read_by_sender ?? defaultReadBySender(client),
     localId: params.local_id,
+    client,
+    forgedTime: forged && params.time !== undefined ? new Date(params.time * 1000) : undefined,
   });
   return { id };
 };
@@ -38,7 +50,8 @@ export const sendMessage: Handler<'send-message'> = async ({ params, services, u
 export const getMessages: Handler<'get-messages'> = async ({ params, services, user, realm }) => {
   const result = await services.db.read(async (db) => {
     const fetched = await fetchMessages(db, services.db.provider, user, {
-      anchor: params.anchor,
+      // The older way of asking for anchor=first_unread, which wins over `anchor`.
+      anchor: params.use_first_unread_anchor ? 'first_unread' : params.anchor,
       numBefore: params.num_before ?? 0,
       numAfter: params.num_after ?? 0,
       includeAnchor: params.include_anchor ?? true,

@@ -26,6 +26,7 @@ export const createScheduledMessage: Handler<'create-scheduled-message'> = async
   services,
   user,
   realm,
+  client,
 }) => {
   const id = await doCreateScheduledMessage(services, realm, user, {
     type: params.type,
@@ -34,6 +35,7 @@ export const createScheduledMessage: Handler<'create-scheduled-message'> = async
     content: params.content,
     at: fromUnix(params.scheduled_delivery_timestamp)!,
     readBySender: params.read_by_sender,
+    client,
   });
   return { scheduled_message_id: id };
 };

@@ -56,6 +56,8 @@ export interface PublicRequest<K extends OperationId> {
   ip: string;
   /** The Host the client addressed, which names the organization. */
   host: string;
+  /** The client's name, from its User-Agent (`ZulipTerminal`, `ZulipPython`, ...). */
+  client: string;
   /** Files of a multipart request, by field name. */
   files: Record<string, UploadedFile>;
   /** Registers cleanup for when the client disconnects (long-polls). */

@@ -13,6 +13,7 @@ import { requestBody, unsupportedMediaType } from './body';
 import { parseUrlencoded } from './form';
 import { parseParams } from './params';
 import type { OperationSpec } from './spec';
+import { clientName } from './user-agent';
 
 /** What the middleware of a request leaves in `ctx.state` for its log line and metrics. */
 export interface RequestState {
@@ -183,6 +184,9 @@ export function buildRouter(
           },
           get host() {
             return ctx.host;
+          },
+          get client() {
+            return clientName(ctx.req.headers['user-agent']);
           },
           files,
           onAbort: (cancel: () => void) => aborts.push(cancel),

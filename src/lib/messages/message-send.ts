@@ -79,6 +79,12 @@ async function directRecipients(
   return users;
 }
 
+/** Whether `userId` holds the server-level can_forge_sender permission, as stored now. */
+export async function holdsCanForgeSender(db: Db, userId: number): Promise<boolean> {
+  const row = await db.user.findUnique({ where: { id: userId }, select: { canForgeSender: true } });
+  return row?.canForgeSender ?? false;
+}
+
 /** Whether group `groupId` is the role:everyone system group (posting open to all). */
 async function isEveryoneGroup(db: Db, groupId: number): Promise<boolean> {
   const [group] = await queryRows<{ name: string | null; isSystemGroup: boolean }>(
@@ -114,6 +120,10 @@ export async function checkCanPost(
   if (stream.isWebPublic) return;
   if (!stream.inviteOnly && !isGuest(sender)) return;
   if (await access.isSubscribed(stream)) return;
+  // A server-granted power of mirroring integrations: any channel of the
+  // organization. Read afresh: it is granted from the command line, and this
+  // is only reached on the way to a refusal.
+  if (await holdsCanForgeSender(db, sender.id)) return;
   if (sender.isBot && sender.botOwnerId !== null) {
     const ownerSub = await db.subscription.findFirst({
       where: { userId: sender.botOwnerId, streamId: stream.id, active: true },
@@ -181,4 +191,26 @@ export async function resolveAddressee(
     };
   }
   throw badRequest('Invalid message type');
+}
+
+// Clients that are full user interfaces: a message sent from one of them is
+// the user's own typing, and so is read for its sender unless the client says
+// otherwise. Messages sent through the API by integrations stay unread.
+const INTERACTIVE_CLIENTS = new Set([
+  'zulipandroid',
+  'zulipios',
+  'zulipdesktop',
+  'zulipmobile',
+  'zulipelectron',
+  'zulipterminal',
+  'snipe',
+  'website',
+  'ios',
+  'android',
+]);
+
+/** Whether a message from client `client` is read for its sender when `read_by_sender` is not given. */
+export function defaultReadBySender(client: string): boolean {
+  const name = client.toLowerCase();
+  return INTERACTIVE_CLIENTS.has(name) || name.includes('desktop app');
 }
