@@ -230,6 +230,30 @@ export interface paths {
         patch: operations["update-user-by-email"];
         trace?: never;
     };
+    "/users/{user_id}/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get subscription status
+         * @description Tells whether a user is subscribed to a channel. The user must be an
+         *     active human of the organization ("No such user" for unknown IDs and
+         *     bots, "User is deactivated" for deactivated users), and the channel
+         *     visible to the requester ("Invalid channel ID" otherwise; organization
+         *     administrators see every channel). Feature level 12.
+         */
+        get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/reactivate": {
         parameters: {
             query?: never;
@@ -337,6 +361,61 @@ export interface paths {
          *     clients also check `presence_enabled` on user objects.
          */
         post: operations["update-presence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id_or_email}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's presence
+         * @description One user's presence, in the legacy form: `aggregated` and `website`
+         *     (the only client the server tracks), each with a status and the time
+         *     it was reported. `aggregated.status` is `offline` once the user has
+         *     been silent for 140 seconds.
+         *     The user is named by ID (feature level 43) or email address (the real
+         *     one where the requester may see it, else the `user{id}@host`
+         *     placeholder). Refused with `BAD_REQUEST`: "No such user" for an
+         *     unknown or deactivated user, "Presence is not supported for bot
+         *     users." for a bot, and "No presence data for ..." (naming the user
+         *     as given) for a user who never reported presence or hides it
+         *     (`presence_enabled` off).
+         */
+        get: operations["get-user-presence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get presence of all users
+         * @description The presence of every active human of the organization who reported
+         *     it in the last two weeks, keyed by email address (the API's `email`
+         *     of each user), in the legacy form that `POST /users/me/presence`
+         *     also gives. Users who hide their presence (`presence_enabled` off)
+         *     are left out. Bots may call it; it is meant for them and for other
+         *     API clients.
+         */
+        get: operations["get-presence"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -490,7 +569,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get user group members
+         * @description Lists the IDs of the active users in a group: its direct members and,
+         *     unless `direct_member_only`, the members of its subgroups at any
+         *     depth. Deactivated users are never listed (feature level 303).
+         *     Deactivated groups can be read. Guests and bots are refused; an
+         *     unknown group ID gives "Invalid user group". Feature level 127.
+         */
+        get: operations["get-user-group-members"];
         put?: never;
         /**
          * Update user group members
@@ -509,6 +596,53 @@ export interface paths {
          *     `delete_subgroups` are new in feature level 311.
          */
         post: operations["update-user-group-members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get whether a user is in a user group
+         * @description Tells whether a user belongs to a group, directly or, unless
+         *     `direct_member_only`, through one of its subgroups. Guests and bots
+         *     are refused; an unknown group gives "Invalid user group", an unknown
+         *     user or a bot "No such user", a deactivated user "User is
+         *     deactivated". Feature level 127.
+         */
+        get: operations["get-is-user-group-member"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get subgroups of a user group
+         * @description Lists the IDs of the groups inside a group: its direct subgroups, or,
+         *     unless `direct_subgroup_only`, every group nested in it at any depth
+         *     (never the group itself). Guests and bots are refused; an unknown
+         *     group gives "Invalid user group". Feature level 127.
+         */
+        get: operations["get-user-group-subgroups"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -737,6 +871,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/get_stream_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel's ID
+         * @description Looks a channel up by its name (compared without regard to case) and
+         *     returns its ID. Only channels whose messages the requester may read
+         *     are found: a private channel they are not subscribed to (and may not
+         *     join) answers as if it did not exist, `BAD_REQUEST` "Invalid channel
+         *     name 'NAME'".
+         */
+        get: operations["get-stream-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/streams/{stream_id}": {
         parameters: {
             query?: never;
@@ -804,6 +962,54 @@ export interface paths {
         patch: operations["update-stream"];
         trace?: never;
     };
+    "/streams/{stream_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel's subscribers
+         * @description Lists the IDs of the active users subscribed to a channel. Anyone who
+         *     may see the channel (metadata access) may list its subscribers; an
+         *     unknown channel, or one the requester may not see, gives
+         *     `BAD_REQUEST` "Invalid channel ID". Deactivated users are not listed.
+         */
+        get: operations["get-subscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}/email_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel's email address
+         * @description Returns the address at which email is posted into the channel by the
+         *     server's email gateway. Each requester gets an address of their own,
+         *     which always comes out the same. The channel's messages must be
+         *     readable by the requester, else `BAD_REQUEST` "Invalid channel ID".
+         *     A server without an email gateway (no `EMAIL_GATEWAY_PATTERN`)
+         *     answers with an empty `email`. Feature level 226.
+         */
+        get: operations["get-stream-email-address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/subscriptions": {
         parameters: {
             query?: never;
@@ -861,7 +1067,21 @@ export interface paths {
         delete: operations["unsubscribe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update subscriptions
+         * @description Joins and leaves channels in one request, which succeeds or fails as
+         *     a whole: `add` works as `POST /users/me/subscriptions` for the
+         *     requester (creating channels that do not exist, with default
+         *     settings), then `delete` as `DELETE /users/me/subscriptions`. The
+         *     answer merges both: `subscribed` and `already_subscribed` for `add`,
+         *     `removed` and `not_removed` for `delete`. The events are those of the
+         *     two operations.
+         *     Sending neither list (or two empty lists) gives `BAD_REQUEST`
+         *     'Nothing to do. Specify at least one of "add" or "delete".'; the
+         *     other refusals are those of the two operations (guests may leave
+         *     channels but not join them).
+         */
+        patch: operations["update-subscriptions"];
         trace?: never;
     };
     "/users/me/subscriptions/properties": {
@@ -2752,6 +2972,135 @@ export interface components {
             /** @description Names of channels to which a named user was not subscribed (one entry per such user and channel). */
             not_removed: string[];
         };
+        /** @description The success body of get-stream-id. */
+        GetStreamIdSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The channel's ID. */
+            stream_id: number;
+        };
+        /** @description The success body of get-subscribers. */
+        GetSubscribersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The IDs of the channel's active subscribers, in increasing order. */
+            subscribers: number[];
+        };
+        /** @description The success body of get-stream-email-address. */
+        GetStreamEmailAddressSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description The channel's incoming email address; empty when the server has no
+             *     email gateway.
+             */
+            email: string;
+        };
+        /** @description The success body of get-subscription-status. */
+        GetSubscriptionStatusSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Whether the user is subscribed to the channel. */
+            is_subscribed: boolean;
+        };
+        /** @description The success body of update-subscriptions. */
+        UpdateSubscriptionsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description Channels the requester joined, keyed by the requester's user ID (as a
+             *     string), as for POST /users/me/subscriptions.
+             */
+            subscribed: {
+                [key: string]: string[];
+            };
+            /** @description Channels of `add` the requester was already in, in the same shape. */
+            already_subscribed: {
+                [key: string]: string[];
+            };
+            /** @description Names of the channels of `delete` the requester left. */
+            removed: string[];
+            /** @description Names of the channels of `delete` the requester was not in. */
+            not_removed: string[];
+        };
+        /** @description The success body of get-user-presence. */
+        GetUserPresenceSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description The user's presence: `aggregated` over their clients, and `website`,
+             *     the one client the server tracks.
+             */
+            presence: {
+                aggregated: {
+                    /**
+                     * @description Whether the user was active, idle or (aggregated only) is now offline.
+                     * @enum {string}
+                     */
+                    status: "active" | "idle" | "offline";
+                    /** @description When that status was reported, in seconds since the epoch. */
+                    timestamp: number;
+                };
+                website: {
+                    /**
+                     * @description Whether the user was active, idle or (aggregated only) is now offline.
+                     * @enum {string}
+                     */
+                    status: "active" | "idle";
+                    /** @description When that status was reported, in seconds since the epoch. */
+                    timestamp: number;
+                };
+            };
+        };
+        /** @description The success body of get-presence. */
+        GetPresenceSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description The server's time when it answered, in seconds since the epoch (with a
+             *     fraction).
+             */
+            server_timestamp: number;
+            /**
+             * @description The presence of each user who reported it lately, keyed by their
+             *     `email` (the placeholder address where their real one is hidden), each
+             *     with the keys `aggregated` and `website`.
+             */
+            presences: {
+                [key: string]: components["schemas"]["LegacyPresence"];
+            };
+        };
+        /** @description The success body of get-user-group-members. */
+        GetUserGroupMembersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The IDs of the group's active members, in increasing order. */
+            members: number[];
+        };
+        /** @description The success body of get-is-user-group-member. */
+        GetIsUserGroupMemberSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description Whether the user is in the group. */
+            is_user_group_member: boolean;
+        };
+        /** @description The success body of get-user-group-subgroups. */
+        GetUserGroupSubgroupsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The IDs of the group's subgroups, in increasing order. */
+            subgroups: number[];
+        };
         /** @description The success body of get-stream-topics. */
         GetStreamTopicsSuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -3601,6 +3950,30 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSubscriptionSettingsRequest"]["content"]["application/json"]["schema"];
             };
         };
+        UpdateSubscriptionsRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The channels to join, created when missing, as in `POST /users/me/subscriptions`.
+                     * @default []
+                     */
+                    add?: {
+                        /** @description The channel's name; surrounding whitespace is trimmed. */
+                        name: string;
+                        /** @description The requester's colour for the channel, as a hex colour; chosen by the server when left out. */
+                        color?: string;
+                        /** @description The description for a channel this request creates. */
+                        description?: string;
+                    }[];
+                    /**
+                     * @description The names of the channels to leave.
+                     * @default []
+                     */
+                    delete?: string[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSubscriptionsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         SendMessageRequest: {
             content: {
                 "application/json": {
@@ -4324,6 +4697,34 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-subscription-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description The channel's ID. */
+                stream_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the user is subscribed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSubscriptionStatusSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "reactivate-user": {
         parameters: {
             query?: never;
@@ -4456,6 +4857,58 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-user-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID or email address.
+                 * @example iago@zulip.com
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's presence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserPresenceSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everyone's presence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetPresenceSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4594,6 +5047,35 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-user-group-members": {
+        parameters: {
+            query?: {
+                /** @description List only the group's direct members. */
+                direct_member_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The ID of the target user group. */
+                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserGroupMembersSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "update-user-group-members": {
         parameters: {
             query?: never;
@@ -4619,6 +5101,66 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-is-user-group-member": {
+        parameters: {
+            query?: {
+                /** @description Count only direct membership. */
+                direct_member_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The ID of the target user group. */
+                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                /** @description The user's ID. */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the user is a member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetIsUserGroupMemberSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-user-group-subgroups": {
+        parameters: {
+            query?: {
+                /** @description List only the group's direct subgroups. */
+                direct_subgroup_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The ID of the target user group. */
+                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's subgroups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUserGroupSubgroupsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4875,6 +5417,35 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-stream-id": {
+        parameters: {
+            query: {
+                /**
+                 * @description The channel's name.
+                 * @example Denmark
+                 */
+                stream: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamIdSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "get-stream-by-id": {
         parameters: {
             query?: never;
@@ -4957,6 +5528,67 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's ID. */
+                stream_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel's subscribers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSubscribersSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-stream-email-address": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Who the messages mailed to the address appear to be sent by: the
+                 *     requester's own ID, or the ID of a bot they own (or any bot, for
+                 *     an organization administrator). Left out, the email gateway
+                 *     itself. Another user gives "No such bot", a bot the requester may
+                 *     not administer "Insufficient permission". Feature level 335.
+                 */
+                sender_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The channel's ID. */
+                stream_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel's address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetStreamEmailAddressSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "get-subscriptions": {
         parameters: {
             query?: {
@@ -5036,6 +5668,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsubscribeSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateSubscriptionsRequest"];
+        responses: {
+            /** @description What was joined and left. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateSubscriptionsSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];

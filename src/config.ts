@@ -39,6 +39,12 @@ export interface Config {
   uploadsDir: string;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /**
+   * The form of channels' incoming email addresses, `%s` standing for the
+   * channel's part (`%s@streams.example.com`); empty when the server has no
+   * email gateway, and channels then have no address.
+   */
+  emailGatewayPattern: string;
   /** Minimum level of log lines written: debug, info, warn, error or silent. */
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -80,6 +86,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL must be one of debug, info, warn, error, silent');
   }
+  const emailGatewayPattern = env.EMAIL_GATEWAY_PATTERN || '';
+  if (emailGatewayPattern !== '' && emailGatewayPattern.split('%s').length !== 2) {
+    throw new ConfigError(
+      'EMAIL_GATEWAY_PATTERN must hold %s exactly once, as in %s@mail.example.com',
+    );
+  }
   return {
     port,
     host,
@@ -98,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduledMessagesIntervalSeconds: integer(env, 'SCHEDULED_MESSAGES_INTERVAL_SECONDS', 5),
     uploadsDir: resolve(env.UPLOADS_DIR || resolve(projectRoot, 'data', 'uploads')),
     trustProxy: env.TRUST_PROXY === '1',
+    emailGatewayPattern,
     logLevel,
   };
 }

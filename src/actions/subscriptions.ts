@@ -169,76 +169,86 @@ export async function doSubscribe(
   user: User,
   request: SubscribeRequest,
 ): Promise<SubscribeResult> {
+  return services.db.write((tx, onCommit) =>
+    subscribeIn(tx, onCommit, services, realm, user, request),
+  );
+}
+
+/** doSubscribe inside an open transaction, for requests that also do other things. */
+export async function subscribeIn(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  user: User,
+  request: SubscribeRequest,
+): Promise<SubscribeResult> {
   if (isGuest(user)) throw badRequest('Not allowed for guest users');
   const items = request.items.map((item) => ({ ...item, name: item.name.trim() }));
   for (const item of items) checkStreamName(item.name);
-  return services.db.write(async (tx, onCommit) => {
-    const access = new ChannelAccess(tx, user);
-    const lower = [...new Set(items.map((i) => i.name.toLowerCase()))];
-    const existing = await tx.stream.findMany({
-      where: { realmId: realm.id, nameLower: { in: lower } },
-    });
-    const missing = items.filter(
-      (i, n) =>
-        !existing.some((s) => s.nameLower === i.name.toLowerCase()) &&
-        items.findIndex((j) => j.name.toLowerCase() === i.name.toLowerCase()) === n,
-    );
-    let created: Stream[] = [];
-    if (missing.length > 0) {
-      await checkCreationPermissions(access, realm, request.settings);
-      created = await createStreams(
-        tx,
-        onCommit,
-        services,
-        realm,
-        user,
-        missing.map((m) => ({ name: m.name, description: m.description ?? '' })),
-        request.settings,
-      );
-    }
-    const authorized: Stream[] = [];
-    const unauthorized: Stream[] = [];
-    for (const s of existing)
-      ((await access.hasContentAccess(s)) ? authorized : unauthorized).push(s);
-    if (unauthorized.length > 0 && request.authorizationErrorsFatal)
-      throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
-    const targets =
-      request.principals.length > 0
-        ? await resolvePrincipals(tx, realm.id, request.principals)
-        : [user];
-    const othersToo = targets.some((t) => t.id !== user.id);
-    if (
-      othersToo &&
-      authorized.length > 0 &&
-      !isAdmin(user) &&
-      !(await access.holds(realm.canAddSubscribersGroupId))
-    ) {
-      for (const s of authorized) {
-        if (
-          !(await access.holds(s.canAdministerChannelGroupId)) &&
-          !(await access.holds(s.canAddSubscribersGroupId))
-        )
-          throw badRequest('Insufficient permission');
-      }
-    }
-    const streams = [...authorized, ...created];
-    const colorOf = (s: Stream) => items.find((i) => i.name.toLowerCase() === s.nameLower)?.color;
-    const pairs = targets.flatMap((t) =>
-      streams.map((stream) => ({
-        user: t,
-        stream,
-        color: t.id === user.id ? colorOf(stream) : undefined,
-      })),
-    );
-    const { added, already } = await addSubscriptions(tx, onCommit, services, pairs);
-    return {
-      subscribed: byUser(added),
-      already_subscribed: byUser(already),
-      ...(request.authorizationErrorsFatal
-        ? {}
-        : { unauthorized: unauthorized.map((s) => s.name) }),
-    };
+  const access = new ChannelAccess(tx, user);
+  const lower = [...new Set(items.map((i) => i.name.toLowerCase()))];
+  const existing = await tx.stream.findMany({
+    where: { realmId: realm.id, nameLower: { in: lower } },
   });
+  const missing = items.filter(
+    (i, n) =>
+      !existing.some((s) => s.nameLower === i.name.toLowerCase()) &&
+      items.findIndex((j) => j.name.toLowerCase() === i.name.toLowerCase()) === n,
+  );
+  let created: Stream[] = [];
+  if (missing.length > 0) {
+    await checkCreationPermissions(access, realm, request.settings);
+    created = await createStreams(
+      tx,
+      onCommit,
+      services,
+      realm,
+      user,
+      missing.map((m) => ({ name: m.name, description: m.description ?? '' })),
+      request.settings,
+    );
+  }
+  const authorized: Stream[] = [];
+  const unauthorized: Stream[] = [];
+  for (const s of existing)
+    ((await access.hasContentAccess(s)) ? authorized : unauthorized).push(s);
+  if (unauthorized.length > 0 && request.authorizationErrorsFatal)
+    throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
+  const targets =
+    request.principals.length > 0
+      ? await resolvePrincipals(tx, realm.id, request.principals)
+      : [user];
+  const othersToo = targets.some((t) => t.id !== user.id);
+  if (
+    othersToo &&
+    authorized.length > 0 &&
+    !isAdmin(user) &&
+    !(await access.holds(realm.canAddSubscribersGroupId))
+  ) {
+    for (const s of authorized) {
+      if (
+        !(await access.holds(s.canAdministerChannelGroupId)) &&
+        !(await access.holds(s.canAddSubscribersGroupId))
+      )
+        throw badRequest('Insufficient permission');
+    }
+  }
+  const streams = [...authorized, ...created];
+  const colorOf = (s: Stream) => items.find((i) => i.name.toLowerCase() === s.nameLower)?.color;
+  const pairs = targets.flatMap((t) =>
+    streams.map((stream) => ({
+      user: t,
+      stream,
+      color: t.id === user.id ? colorOf(stream) : undefined,
+    })),
+  );
+  const { added, already } = await addSubscriptions(tx, onCommit, services, pairs);
+  return {
+    subscribed: byUser(added),
+    already_subscribed: byUser(already),
+    ...(request.authorizationErrorsFatal ? {} : { unauthorized: unauthorized.map((s) => s.name) }),
+  };
 }
 
 /** Unsubscribes the requester or `principals` from the named channels. */
@@ -249,101 +259,112 @@ export async function doUnsubscribe(
   names: string[],
   principals: (number | string)[],
 ): Promise<{ removed: string[]; not_removed: string[] }> {
+  return services.db.write((tx, onCommit) =>
+    unsubscribeIn(tx, onCommit, services, realm, user, names, principals),
+  );
+}
+
+/** doUnsubscribe inside an open transaction, for requests that also do other things. */
+export async function unsubscribeIn(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  user: User,
+  names: string[],
+  principals: (number | string)[],
+): Promise<{ removed: string[]; not_removed: string[] }> {
   const trimmed = names.map((n) => n.trim());
   for (const name of trimmed) checkStreamName(name);
-  return services.db.write(async (tx, onCommit) => {
-    const access = new ChannelAccess(tx, user);
-    const found = await tx.stream.findMany({
-      where: { realmId: realm.id, nameLower: { in: trimmed.map((n) => n.toLowerCase()) } },
-    });
-    const missing = trimmed.filter((n) => !found.some((s) => s.nameLower === n.toLowerCase()));
-    if (missing.length > 0) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
-    const streams = trimmed
-      .map((n) => found.find((s) => s.nameLower === n.toLowerCase())!)
-      .filter((s, i, all) => all.indexOf(s) === i);
-    const targets =
-      principals.length > 0 ? await resolvePrincipals(tx, realm.id, principals) : [user];
-    const othersToo = targets.some(
-      (t) => t.id !== user.id && !(t.isBot && t.botOwnerId === user.id),
-    );
-    if (othersToo && !isAdmin(user)) {
-      if (isGuest(user)) throw badRequest('Insufficient permission');
-      for (const s of streams) {
-        if (await access.holds(s.canAdministerChannelGroupId)) continue;
-        if (
-          !(await access.hasMetadataAccess(s)) ||
-          !(await access.holds(s.canRemoveSubscribersGroupId))
-        )
-          throw badRequest('Insufficient permission');
-      }
+  const access = new ChannelAccess(tx, user);
+  const found = await tx.stream.findMany({
+    where: { realmId: realm.id, nameLower: { in: trimmed.map((n) => n.toLowerCase()) } },
+  });
+  const missing = trimmed.filter((n) => !found.some((s) => s.nameLower === n.toLowerCase()));
+  if (missing.length > 0) throw badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+  const streams = trimmed
+    .map((n) => found.find((s) => s.nameLower === n.toLowerCase())!)
+    .filter((s, i, all) => all.indexOf(s) === i);
+  const targets =
+    principals.length > 0 ? await resolvePrincipals(tx, realm.id, principals) : [user];
+  const othersToo = targets.some((t) => t.id !== user.id && !(t.isBot && t.botOwnerId === user.id));
+  if (othersToo && !isAdmin(user)) {
+    if (isGuest(user)) throw badRequest('Insufficient permission');
+    for (const s of streams) {
+      if (await access.holds(s.canAdministerChannelGroupId)) continue;
+      if (
+        !(await access.hasMetadataAccess(s)) ||
+        !(await access.holds(s.canRemoveSubscribersGroupId))
+      )
+        throw badRequest('Insufficient permission');
     }
-    const subs = await tx.subscription.findMany({
-      where: {
-        userId: { in: targets.map((t) => t.id) },
-        streamId: { in: streams.map((s) => s.id) },
-        active: true,
-      },
-    });
-    const removed: { sub: Subscription; stream: Stream }[] = [];
-    const notRemoved: string[] = [];
-    for (const target of targets) {
-      for (const stream of streams) {
-        const sub = subs.find((s) => s.userId === target.id && s.streamId === stream.id);
-        if (sub) removed.push({ sub, stream });
-        else notRemoved.push(stream.name);
-      }
+  }
+  const subs = await tx.subscription.findMany({
+    where: {
+      userId: { in: targets.map((t) => t.id) },
+      streamId: { in: streams.map((s) => s.id) },
+      active: true,
+    },
+  });
+  const removed: { sub: Subscription; stream: Stream }[] = [];
+  const notRemoved: string[] = [];
+  for (const target of targets) {
+    for (const stream of streams) {
+      const sub = subs.find((s) => s.userId === target.id && s.streamId === stream.id);
+      if (sub) removed.push({ sub, stream });
+      else notRemoved.push(stream.name);
     }
-    if (removed.length > 0) {
-      await tx.subscription.updateMany({
-        where: { id: { in: removed.map((r) => r.sub.id) } },
-        data: { active: false },
-      });
-      const peers = new Map<number, number[]>();
-      const audience = new Map<number, Set<number>>();
-      for (const s of streams) {
-        peers.set(s.id, await subscriberPeerIds(tx, s));
-        audience.set(s.id, new Set(await metadataAccessUserIds(tx, s)));
+  }
+  if (removed.length > 0) {
+    await tx.subscription.updateMany({
+      where: { id: { in: removed.map((r) => r.sub.id) } },
+      data: { active: false },
+    });
+    const peers = new Map<number, number[]>();
+    const audience = new Map<number, Set<number>>();
+    for (const s of streams) {
+      peers.set(s.id, await subscriberPeerIds(tx, s));
+      audience.set(s.id, new Set(await metadataAccessUserIds(tx, s)));
+    }
+    onCommit(() => {
+      for (const target of targets) {
+        const mine = removed.filter((r) => r.sub.userId === target.id);
+        if (mine.length === 0) continue;
+        services.bus.publish(
+          {
+            type: 'subscription',
+            op: 'remove',
+            subscriptions: mine.map((r) => ({ name: r.stream.name, stream_id: r.stream.id })),
+          },
+          [target.id],
+        );
       }
-      onCommit(() => {
-        for (const target of targets) {
-          const mine = removed.filter((r) => r.sub.userId === target.id);
-          if (mine.length === 0) continue;
+      for (const s of streams) {
+        const left = removed
+          .filter((r) => r.stream.id === s.id)
+          .map((r) => r.sub.userId)
+          .sort((a, b) => a - b);
+        if (left.length === 0) continue;
+        services.bus.publish(
+          { type: 'subscription', op: 'peer_remove', stream_ids: [s.id], user_ids: left },
+          peers.get(s.id)!.filter((id) => !left.includes(id)),
+        );
+        const lost = left.filter((id) => !audience.get(s.id)!.has(id));
+        if (lost.length)
           services.bus.publish(
             {
-              type: 'subscription',
-              op: 'remove',
-              subscriptions: mine.map((r) => ({ name: r.stream.name, stream_id: r.stream.id })),
+              type: 'stream',
+              op: 'delete',
+              streams: [{ stream_id: s.id }],
+              stream_ids: [s.id],
+              for_archiving: false,
             },
-            [target.id],
+            lost,
           );
-        }
-        for (const s of streams) {
-          const left = removed
-            .filter((r) => r.stream.id === s.id)
-            .map((r) => r.sub.userId)
-            .sort((a, b) => a - b);
-          if (left.length === 0) continue;
-          services.bus.publish(
-            { type: 'subscription', op: 'peer_remove', stream_ids: [s.id], user_ids: left },
-            peers.get(s.id)!.filter((id) => !left.includes(id)),
-          );
-          const lost = left.filter((id) => !audience.get(s.id)!.has(id));
-          if (lost.length)
-            services.bus.publish(
-              {
-                type: 'stream',
-                op: 'delete',
-                streams: [{ stream_id: s.id }],
-                stream_ids: [s.id],
-                for_archiving: false,
-              },
-              lost,
-            );
-        }
-      });
-    }
-    return { removed: removed.map((r) => r.stream.name), not_removed: notRemoved };
-  });
+      }
+    });
+  }
+  return { removed: removed.map((r) => r.stream.name), not_removed: notRemoved };
 }
 
 /** One change of POST /users/me/subscriptions/properties, already type-checked. */

@@ -1,7 +1,9 @@
-// POST /users/me/presence.
+// POST /users/me/presence, GET /realm/presence and
+// GET /users/{user_id_or_email}/presence.
 import { doUpdatePresence } from '../actions/presence';
 import { ApiError } from '../errors';
-import { readPresences } from '../lib/users/presence';
+import { readPresences, singleUserPresence } from '../lib/users/presence';
+import { accessUserByEmail, realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap, Result } from './types';
 
 /** Records the requester's status and, unless ping_only, returns everyone's presence. */
@@ -33,7 +35,54 @@ export const updatePresence: Handler<'update-presence'> = async ({
   };
 };
 
+/** Everyone's presence of the last two weeks, keyed by email, in the legacy form. */
+export const getPresence: Handler<'get-presence'> = async ({ services, realm }) => {
+  const { presences } = await services.db.read((db) =>
+    readPresences(db, realm, {
+      lastUpdateId: null,
+      historyLimitDays: 14,
+      modern: false,
+      externalUrl: services.config.externalUrl,
+    }),
+  );
+  return {
+    // The legacy entry's `aggregated` key sits beside per-client keys, which
+    // TypeScript cannot express exactly; the contract check can.
+    presences: presences as unknown as Result<'get-presence'>['presences'],
+    server_timestamp: Date.now() / 1000,
+  };
+};
+
+/** One user's presence, the user named by ID or email address. */
+export const getUserPresence: Handler<'get-user-presence'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  const named = params.user_id_or_email;
+  const presence = await services.db.read(async (db) => {
+    const lookup = { forAdmin: false, allowBots: true, allowDeactivated: true };
+    const target = /^\d+$/.test(named)
+      ? await db.user.findFirst({ where: { id: Number(named), realmId: realm.id } })
+      : await accessUserByEmail(
+          db,
+          user,
+          named,
+          realmHost(realm, services.config.externalUrl),
+          lookup,
+        ).catch(() => null);
+    if (!target || !target.isActive) throw new ApiError('No such user');
+    if (target.isBot) throw new ApiError('Presence is not supported for bot users.');
+    return singleUserPresence(db, target, new Date());
+  });
+  if (!presence) throw new ApiError(`No presence data for ${named}`);
+  return { presence };
+};
+
 /** The operations of this area, by operationId. */
 export const presenceHandlers = {
   'update-presence': updatePresence,
+  'get-presence': getPresence,
+  'get-user-presence': getUserPresence,
 } satisfies Partial<HandlerMap>;

@@ -1,9 +1,14 @@
-// Channels: GET /streams, GET/PATCH/DELETE /streams/{stream_id} and
-// GET /users/me/{stream_id}/topics.
+// Channels: GET /streams, GET/PATCH/DELETE /streams/{stream_id},
+// GET /get_stream_id, GET /streams/{stream_id}/members and /email_address,
+// and GET /users/me/{stream_id}/topics.
 import type { components } from '../../generated/api';
+import { doGetServerSecret } from '../actions/server-secrets';
 import { doArchiveStream, doUpdateStream } from '../actions/streams';
-import { badRequest } from '../errors';
+import { ApiError, badRequest } from '../errors';
+import { channelEmailAddress, channelEmailToken } from '../lib/channels/email-address';
 import { ChannelAccess } from '../lib/channels/stream-access';
+import { subscriberIds } from '../lib/channels/subscriptions';
+import { accessUserById, canAdminUser } from '../lib/users/users';
 import { listStreamsForUser } from '../lib/channels/stream-lists';
 import {
   presentStreams,
@@ -47,6 +52,69 @@ export const getStreamById: Handler<'get-stream-by-id'> = async ({ params, servi
     return (await presentStreams(db, [found]))[0];
   });
   return { stream: stream as unknown as Channel };
+};
+
+/** The ID of a channel whose messages the user may read, found by name. */
+export const getStreamId: Handler<'get-stream-id'> = async ({ params, services, user }) => {
+  const streamId = await services.db.read(async (db) => {
+    const found = await db.stream.findFirst({
+      where: { realmId: user.realmId, nameLower: params.stream.toLowerCase() },
+    });
+    if (!found || !(await new ChannelAccess(db, user).hasContentAccess(found)))
+      throw badRequest(`Invalid channel name '${params.stream}'`);
+    return found.id;
+  });
+  return { stream_id: streamId };
+};
+
+/** The active subscribers of a channel the user may see. */
+export const getSubscribers: Handler<'get-subscribers'> = async ({ params, services, user }) => {
+  const subscribers = await services.db.read(async (db) => {
+    const found = await db.stream.findFirst({
+      where: { id: params.stream_id, realmId: user.realmId },
+    });
+    if (!found || !(await new ChannelAccess(db, user).hasMetadataAccess(found)))
+      throw badRequest('Invalid channel ID');
+    return (await subscriberIds(db, [found.id])).get(found.id)!;
+  });
+  return { subscribers };
+};
+
+/** The requester's incoming email address for a channel whose messages they may read. */
+export const getStreamEmailAddress: Handler<'get-stream-email-address'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  const stream = await services.db.read(async (db) => {
+    const found = await db.stream.findFirst({
+      where: { id: params.stream_id, realmId: user.realmId },
+    });
+    if (!found || !(await new ChannelAccess(db, user).hasContentAccess(found)))
+      throw badRequest('Invalid channel ID');
+    const senderId = params.sender_id;
+    if (senderId !== undefined && senderId !== user.id) {
+      // As Zulip's access to a bot: another user's own account is "No such bot".
+      const bot = await accessUserById(db, user, senderId, {
+        forAdmin: false,
+        allowBots: true,
+        allowDeactivated: true,
+      }).catch(() => null);
+      if (!bot || !bot.isBot) throw new ApiError('No such bot');
+      if (!canAdminUser(user, bot)) throw new ApiError('Insufficient permission');
+    }
+    return found;
+  });
+  const sender = params.sender_id ?? null;
+  const token = channelEmailToken(
+    await doGetServerSecret(services, 'channel-email'),
+    stream.id,
+    user.id,
+    sender,
+  );
+  return {
+    email: channelEmailAddress(services.config.emailGatewayPattern, stream.name, token),
+  };
 };
 
 /** Archives a channel. */
@@ -107,6 +175,9 @@ export const getStreamTopics: Handler<'get-stream-topics'> = async ({ params, se
 export const streamHandlers = {
   'get-streams': getStreams,
   'get-stream-by-id': getStreamById,
+  'get-stream-id': getStreamId,
+  'get-subscribers': getSubscribers,
+  'get-stream-email-address': getStreamEmailAddress,
   'archive-stream': archiveStream,
   'update-stream': updateStream,
   'get-stream-topics': getStreamTopics,

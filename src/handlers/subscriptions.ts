@@ -1,5 +1,6 @@
-// Subscriptions: GET, POST and DELETE /users/me/subscriptions and
-// POST /users/me/subscriptions/properties.
+// Subscriptions: GET, POST, PATCH and DELETE /users/me/subscriptions,
+// POST /users/me/subscriptions/properties and
+// GET /users/{user_id}/subscriptions/{stream_id}.
 import type { components } from '../../generated/api';
 import type { NewStreamSettings } from '../actions/streams';
 import {
@@ -8,9 +9,11 @@ import {
   doUpdateSubscriptionProperties,
   type PropertyChange,
 } from '../actions/subscriptions';
+import { doUpdateSubscriptions } from '../actions/subscriptions-update';
 import { badRequest } from '../errors';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
-import { ChannelAccess } from '../lib/channels/stream-access';
+import { ChannelAccess, isAdmin } from '../lib/channels/stream-access';
+import { accessUserById } from '../lib/users/users';
 import { streamGroupSettings, type StreamGroupSetting } from '../lib/channels/streams';
 import {
   activeSubscriptions,
@@ -81,6 +84,47 @@ export const unsubscribe: Handler<'unsubscribe'> = async ({ params, services, us
   return doUnsubscribe(services, realm, user, names, principals);
 };
 
+/** Joins and leaves channels in one request. */
+export const updateSubscriptions: Handler<'update-subscriptions'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) =>
+  doUpdateSubscriptions(
+    services,
+    realm,
+    user,
+    (params.add ?? []).map((item) => ({
+      name: item.name,
+      color: item.color,
+      description: item.description,
+    })),
+    params.delete ?? [],
+  );
+
+/** Whether a user is subscribed to a channel the requester may see. */
+export const getSubscriptionStatus: Handler<'get-subscription-status'> = async ({
+  params,
+  services,
+  user,
+}) =>
+  services.db.read(async (db) => {
+    const target = await accessUserById(db, user, params.user_id, { forAdmin: false });
+    const stream = await db.stream.findFirst({
+      where: { id: params.stream_id, realmId: user.realmId },
+    });
+    const visible =
+      stream !== null &&
+      (isAdmin(user) || (await new ChannelAccess(db, user).hasContentAccess(stream)));
+    if (!visible) throw badRequest('Invalid channel ID');
+    const sub = await db.subscription.findFirst({
+      where: { userId: target.id, streamId: stream.id, active: true },
+      select: { id: true },
+    });
+    return { is_subscribed: sub !== null };
+  });
+
 const booleanProperties = new Set(Object.keys(subscriptionProperties).filter((p) => p !== 'color'));
 
 /** Changes personal settings of subscriptions; every change is checked before any is made. */
@@ -111,5 +155,7 @@ export const subscriptionHandlers = {
   'get-subscriptions': getSubscriptions,
   subscribe: subscribe,
   unsubscribe: unsubscribe,
+  'update-subscriptions': updateSubscriptions,
+  'get-subscription-status': getSubscriptionStatus,
   'update-subscription-settings': updateSubscriptionSettings,
 } satisfies Partial<HandlerMap>;

@@ -1,6 +1,7 @@
 // User groups: GET /user_groups, POST /user_groups/create, PATCH
-// /user_groups/{id}, POST /user_groups/{id}/deactivate and
-// POST /user_groups/{id}/members.
+// /user_groups/{id}, POST /user_groups/{id}/deactivate, GET and POST
+// /user_groups/{id}/members, GET /user_groups/{id}/members/{user_id} and
+// GET /user_groups/{id}/subgroups.
 import {
   doCreateUserGroup,
   doDeactivateUserGroup,
@@ -9,12 +10,15 @@ import {
   type SettingChange,
 } from '../actions/user-groups';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
+import { groupMemberIds, subgroupIds } from '../lib/groups/membership';
 import {
+  getNamedGroup,
   groupSettingColumns,
   presentUserGroups,
   requireMemberOrAdmin,
   type GroupSettingName,
 } from '../lib/groups/user-groups';
+import { accessUserById } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
 
 const settingNames = Object.keys(groupSettingColumns) as GroupSettingName[];
@@ -96,6 +100,50 @@ export const updateUserGroupMembers: Handler<'update-user-group-members'> = asyn
   return {};
 };
 
+/** The active members of a group, direct or through its subgroups. */
+export const getUserGroupMembers: Handler<'get-user-group-members'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  requireMemberOrAdmin(user);
+  const members = await services.db.read(async (db) => {
+    const group = await getNamedGroup(db, user.realmId, params.user_group_id, true);
+    return groupMemberIds(db, group.id, params.direct_member_only ?? false);
+  });
+  return { members };
+};
+
+/** Whether a user is in a group, directly or through its subgroups. */
+export const getIsUserGroupMember: Handler<'get-is-user-group-member'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  requireMemberOrAdmin(user);
+  const isMember = await services.db.read(async (db) => {
+    const group = await getNamedGroup(db, user.realmId, params.user_group_id, true);
+    const target = await accessUserById(db, user, params.user_id, { forAdmin: false });
+    const members = await groupMemberIds(db, group.id, params.direct_member_only ?? false);
+    return members.includes(target.id);
+  });
+  return { is_user_group_member: isMember };
+};
+
+/** The groups inside a group, direct or at any depth. */
+export const getUserGroupSubgroups: Handler<'get-user-group-subgroups'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  requireMemberOrAdmin(user);
+  const subgroups = await services.db.read(async (db) => {
+    const group = await getNamedGroup(db, user.realmId, params.user_group_id, true);
+    return subgroupIds(db, group.id, params.direct_subgroup_only ?? false);
+  });
+  return { subgroups };
+};
+
 /** The operations of this area, by operationId. */
 export const userGroupHandlers = {
   'get-user-groups': getUserGroups,
@@ -103,4 +151,7 @@ export const userGroupHandlers = {
   'update-user-group': updateUserGroup,
   'deactivate-user-group': deactivateUserGroup,
   'update-user-group-members': updateUserGroupMembers,
+  'get-user-group-members': getUserGroupMembers,
+  'get-is-user-group-member': getIsUserGroupMember,
+  'get-user-group-subgroups': getUserGroupSubgroups,
 } satisfies Partial<HandlerMap>;

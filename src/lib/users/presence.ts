@@ -98,3 +98,27 @@ export const presenceState: StateProvider = async ({ db, realm, externalUrl, sli
   });
   return { presences, presence_last_update_id: lastUpdateId, server_timestamp: Date.now() / 1000 };
 };
+
+/** Seconds without activity after which a single user's presence reads `offline`. */
+export const OFFLINE_THRESHOLD_SECONDS = 140;
+
+/**
+ * One user's presence as GET /users/{user_id_or_email}/presence shows it: the
+ * legacy entry without `client` and `pushable`, `aggregated` reading
+ * `offline` once it is older than the offline threshold. Undefined when the
+ * user never reported presence, or hides it (`presence_enabled` off).
+ */
+export async function singleUserPresence(db: Db, user: User, now: Date) {
+  if (!user.presenceEnabled) return undefined;
+  const row = await db.userPresence.findUnique({ where: { userId: user.id } });
+  if (!row) return undefined;
+  const { aggregated, website } = legacyPresence({ ...row, user });
+  const stale = seconds(now) - aggregated.timestamp > OFFLINE_THRESHOLD_SECONDS;
+  return {
+    aggregated: {
+      status: stale ? ('offline' as const) : aggregated.status,
+      timestamp: aggregated.timestamp,
+    },
+    website: { status: website.status, timestamp: website.timestamp },
+  };
+}
