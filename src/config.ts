@@ -17,8 +17,10 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** The address users reach the server at, without a trailing slash. */
   externalUrl: string;
-  /** Redis address for events between server processes; empty for one process. */
+  /** Redis shared by the server processes (event queues, rate limits, cache invalidation); empty for one process. */
   redisUrl: string;
+  /** Put before every Redis key and channel name, so that deployments sharing a Redis never meet. */
+  redisKeyPrefix: string;
   /** Seconds a long-poll waits before answering with a heartbeat. */
   heartbeatSeconds: number;
   /** Seconds an event queue may go unpolled before it is removed. */
@@ -82,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)',
     );
   }
+  const redisUrl = env.REDIS_URL || '';
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL must be one of debug, info, warn, error, silent');
@@ -99,7 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
     externalUrl: (env.EXTERNAL_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
-    redisUrl: env.REDIS_URL || '',
+    redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'chat:',
     heartbeatSeconds: number(env, 'EVENT_HEARTBEAT_SECONDS', 50),
     queueTimeoutSeconds: number(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600),
     queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10000, 1),

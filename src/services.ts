@@ -5,6 +5,7 @@ import type { Config } from './config';
 import type { Database } from './db/client';
 import type { EventBus } from './events/bus';
 import type { EventQueueStore } from './events/queues';
+import type { RedisLink } from './events/redis';
 import type { Authenticator } from './lib/users/credentials';
 import type { RateLimiter } from './http/rate-limit';
 import type { Scheduler } from './lib/messages/scheduler';
@@ -15,6 +16,8 @@ export interface Services {
   config: Config;
   log: Logger;
   db: Database;
+  /** The Redis shared by the server processes, when REDIS_URL is set. */
+  redis: RedisLink | null;
   auth: Authenticator;
   queues: EventQueueStore;
   bus: EventBus;

@@ -8,7 +8,11 @@ import { openDatabase } from './db/client';
 import { migrate } from './db/migrate';
 import { QueueEventBus } from './events/bus';
 import { MemoryQueueStore } from './events/memory-queues';
-import { Authenticator } from './lib/users/credentials';
+import type { EventQueueStore, QueueLimits } from './events/queues';
+import { RedisLink } from './events/redis';
+import { noBroadcast, RedisBroadcast } from './events/broadcast';
+import { RedisQueueStore } from './events/redis-queues';
+import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { startScheduler } from './lib/messages/scheduler';
@@ -26,29 +30,47 @@ export async function createServices(
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
   });
-  const queues = new MemoryQueueStore(
-    {
-      heartbeatMs: config.heartbeatSeconds * 1000,
-      idleTimeoutMs: config.queueTimeoutSeconds * 1000,
-      maxEvents: config.queueMaxEvents,
-    },
-    messageEventHooks,
-  );
+  const limits: QueueLimits = {
+    heartbeatMs: config.heartbeatSeconds * 1000,
+    idleTimeoutMs: config.queueTimeoutSeconds * 1000,
+    maxEvents: config.queueMaxEvents,
+  };
+  const redis = config.redisUrl
+    ? await RedisLink.connect(config.redisUrl, config.redisKeyPrefix, (error) =>
+        log.warn('redis connection', { error: error.message }),
+      )
+    : null;
+  const queues: EventQueueStore = redis
+    ? await RedisQueueStore.open(redis, limits, messageEventHooks, (error) =>
+        log.error('event queue read failed', { error: String(error) }),
+      )
+    : new MemoryQueueStore(limits, messageEventHooks);
   const bus = new QueueEventBus(queues, (error) =>
     log.error('event publication failed', { error: String(error) }),
   );
   db.settle = () => bus.settled();
+  const broadcast = redis
+    ? new RedisBroadcast(redis, (error) => log.warn('broadcast failed', { error: String(error) }))
+    : noBroadcast;
+  const auth = new Authenticator(db, undefined, broadcast);
+  await broadcast.listen(CREDENTIALS_TOPIC, (message) => auth.receive(message));
   const services: Services = {
     config,
     log,
     db,
-    auth: new Authenticator(db),
+    redis,
+    auth,
     queues,
     bus,
     limits: {
-      user: new RateLimiter(config.rateLimitUserRequests, config.rateLimitWindowSeconds),
-      ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds),
-      login: new RateLimiter(config.rateLimitAuthAttempts, 1800),
+      user: new RateLimiter(
+        config.rateLimitUserRequests,
+        config.rateLimitWindowSeconds,
+        'user',
+        redis,
+      ),
+      ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds, 'ip', redis),
+      login: new RateLimiter(config.rateLimitAuthAttempts, 1800, 'login', redis),
     },
     scheduler: { stop: async () => {} },
   };
@@ -64,5 +86,6 @@ export async function createServices(
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
   await services.queues.close();
+  await services.redis?.close();
   await services.db.close();
 }

@@ -8,7 +8,7 @@ import type { PublicHandler, PublicHandlerMap } from './types';
 export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, services, host }) => {
   const { db, config, limits } = services;
   const key = `login:${params.username.toLowerCase()}`;
-  limits.login.check(key);
+  await limits.login.check(key);
   const realm = await db.read((tx) => realmForHost(tx, host, config.externalUrl));
   const user = await db.read((tx) =>
     tx.user.findUnique({
@@ -18,7 +18,8 @@ export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, serv
     }),
   );
   if (!user || !(await checkPassword(user.passwordHash, params.password))) {
-    limits.login.hit(key);
+    // Counted after the check above: a refusal here would hide the real answer.
+    await limits.login.hit(key).catch(() => undefined);
     throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
   }
   if (realm.deactivated)

@@ -157,9 +157,9 @@ export function buildRouter(
         ? await services.auth.authenticate(ctx.get('authorization') || undefined)
         : null;
       if (auth) state.userId = auth.user.id;
-      const limit = auth
+      const limit = await (auth
         ? services.limits.user.hit(`user:${auth.user.id}`)
-        : services.limits.ip.hit(`ip:${ctx.ip}`);
+        : services.limits.ip.hit(`ip:${ctx.ip}`));
       ctx.set('X-RateLimit-Limit', String(limit.limit));
       ctx.set('X-RateLimit-Remaining', String(limit.remaining));
       ctx.set('X-RateLimit-Reset', String(limit.reset));

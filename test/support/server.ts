@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../../src/server';
 import type { Services } from '../../src/services';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
+import { dropRedisKeys, redisEnv } from './redis';
 
 /** How to send parameters: urlencoded form, multipart form, JSON body, or the query string. */
 export type Encoding = 'form' | 'multipart' | 'json' | 'query';
@@ -123,69 +124,12 @@ function authorization(as: CallOptions['as']): string | undefined {
   return `Basic ${Buffer.from(`${as.email}:${as.apiKey}`).toString('base64')}`;
 }
 
-/** A running server on its own database, with a small fixed cast of users. */
-export class TestServer {
-  private constructor(
-    private readonly running: RunningServer,
-    private readonly database: TestDatabase,
+/** Talks to a server over HTTP, checking every reply against openapi.yaml. */
+export class ApiClient {
+  constructor(
+    /** The server's base address, e.g. http://127.0.0.1:9991. */
+    readonly url: string,
   ) {}
-
-  /**
-   * Starts a server on a fresh database; `env` overrides configuration
-   * variables, and log lines go to `logLines` when it is given.
-   */
-  static async start(env: Record<string, string> = {}, logLines?: string[]): Promise<TestServer> {
-    const database = createTestDatabase();
-    const config: Config = loadConfig({
-      RATE_LIMIT_USER_REQUESTS: '100000',
-      RATE_LIMIT_IP_REQUESTS: '100000',
-      RATE_LIMIT_AUTH_ATTEMPTS: '1000',
-      EVENT_HEARTBEAT_SECONDS: '1',
-      EXTERNAL_URL: 'http://chat.test',
-      LOG_LEVEL: 'silent',
-      UPLOADS_DIR: join(tmpdir(), 'chat-test-uploads'),
-      ...env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: database.url,
-    });
-    const running = await startServer(
-      config,
-      createLogger(config.logLevel, (line) => logLines?.push(line)),
-      { lazy: true },
-    );
-    return new TestServer(running, database);
-  }
-
-  /** Runs `fn` against a server of its own with `env` overrides, stopping it afterwards. */
-  static async using<T>(
-    env: Record<string, string>,
-    fn: (server: TestServer) => Promise<T>,
-    logLines?: string[],
-  ): Promise<T> {
-    const server = await TestServer.start(env, logLines);
-    try {
-      return await fn(server);
-    } finally {
-      await server.stop();
-    }
-  }
-
-  /** The server's services (database, queues, bus, ...). */
-  get services(): Services {
-    return this.running.services;
-  }
-
-  /** The server's base address. */
-  get url(): string {
-    return this.running.url;
-  }
-
-  /** Stops the server and removes its database. */
-  async stop(): Promise<void> {
-    await this.running.stop(0);
-    await this.database.drop();
-  }
 
   /** Sends a request and checks the reply against openapi.yaml. */
   async call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
@@ -268,6 +212,86 @@ export class TestServer {
       );
     }
     return { status: res.status, headers: res.headers, body: parsed };
+  }
+}
+
+/** A running server on its own database, with a small fixed cast of users. */
+export class TestServer extends ApiClient {
+  private constructor(
+    private readonly running: RunningServer,
+    private readonly database: TestDatabase,
+    /** Whether stopping this server removes its database and Redis keys (other servers may share them). */
+    private readonly ownsStorage = true,
+  ) {
+    super(running.url);
+  }
+
+  /**
+   * Starts a server on a fresh database; `env` overrides configuration
+   * variables, and log lines go to `logLines` when it is given.
+   */
+  static async start(env: Record<string, string> = {}, logLines?: string[]): Promise<TestServer> {
+    return TestServer.startOn(createTestDatabase(), { ...redisEnv(), ...env }, logLines, true);
+  }
+
+  /**
+   * Starts a server on an existing database (and, when `env` names one, a
+   * Redis key prefix) shared with other servers; with `ownsStorage`, stopping
+   * it removes both.
+   */
+  static async startOn(
+    database: TestDatabase,
+    env: Record<string, string>,
+    logLines?: string[],
+    ownsStorage = false,
+  ): Promise<TestServer> {
+    const config: Config = loadConfig({
+      RATE_LIMIT_USER_REQUESTS: '100000',
+      RATE_LIMIT_IP_REQUESTS: '100000',
+      RATE_LIMIT_AUTH_ATTEMPTS: '1000',
+      EVENT_HEARTBEAT_SECONDS: '1',
+      EXTERNAL_URL: 'http://chat.test',
+      LOG_LEVEL: 'silent',
+      UPLOADS_DIR: join(tmpdir(), 'chat-test-uploads'),
+      ...env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+    });
+    const running = await startServer(
+      config,
+      createLogger(config.logLevel, (line) => logLines?.push(line)),
+      { lazy: true },
+    );
+    return new TestServer(running, database, ownsStorage);
+  }
+
+  /** Runs `fn` against a server of its own with `env` overrides, stopping it afterwards. */
+  static async using<T>(
+    env: Record<string, string>,
+    fn: (server: TestServer) => Promise<T>,
+    logLines?: string[],
+  ): Promise<T> {
+    const server = await TestServer.start(env, logLines);
+    try {
+      return await fn(server);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  /** The server's services (database, queues, bus, ...). */
+  get services(): Services {
+    return this.running.services;
+  }
+
+  /** Stops the server, and removes its database and Redis keys when it owns them. */
+  async stop(): Promise<void> {
+    await this.running.stop(0);
+    if (!this.ownsStorage) return;
+    await this.database.drop();
+    const { redisUrl, redisKeyPrefix } = this.running.services.config;
+    if (redisUrl) await dropRedisKeys(redisUrl, redisKeyPrefix);
   }
 
   /** Creates an organization with an owner. */

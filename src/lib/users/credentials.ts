@@ -3,10 +3,12 @@
 // the whole Authorization header, so that a client's next request skips the
 // parsing and the checks of the credentials (a tenth of the cost of a
 // long-poll request); every action that changes a user or an organization
-// drops the cached entries it affects (see Services.forgetUser / forgetRealm).
+// drops the cached entries it affects (forgetUser / forgetRealm), in this
+// process at once and in the other server processes through a broadcast.
 import { timingSafeEqual } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Database } from '../../db/client';
+import { noBroadcast, type Broadcast } from '../../events/broadcast';
 import { ApiError, unauthorized } from '../../errors';
 
 /** The authenticated user and their organization. */
@@ -35,14 +37,23 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 
+/** The broadcast topic of dropped credentials: `u:<user_id>` or `r:<realm_id>`. */
+export const CREDENTIALS_TOPIC = 'credentials';
+
 /** Looks users up by their credentials, remembering answers for `ttlMs`. */
 export class Authenticator {
   /** Users whose credentials checked out, by the exact Authorization header that carried them. */
   private cache = new Map<string, { auth: AuthUser; expires: number }>();
+  /**
+   * Counts the entries dropped: an answer read from the database while one
+   * was dropped may predate the change, and is used but not remembered.
+   */
+  private drops = 0;
 
   constructor(
     private readonly db: Database,
     private readonly ttlMs = 10_000,
+    private readonly broadcast: Broadcast = noBroadcast,
   ) {}
 
   /** The user the header names, or an ApiError (401 unless the scheme is wrong). */
@@ -59,6 +70,7 @@ export class Authenticator {
   private async check(header: string | undefined, now: number): Promise<AuthUser> {
     const { email, apiKey } = parseBasicAuth(header);
     if (!apiKeyFormat.test(apiKey)) throw unauthorized('Malformed API key');
+    const drops = this.drops;
     const row = await this.db.read((db) =>
       db.user.findUnique({ where: { apiKey }, include: { realm: true } }),
     );
@@ -68,19 +80,44 @@ export class Authenticator {
     }
     const { realm, ...user } = row;
     const auth = { user, realm };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(header!, { auth, expires: now + this.ttlMs });
+    if (drops === this.drops) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(header!, { auth, expires: now + this.ttlMs });
+    }
     return auth;
   }
 
-  /** Drops the cached entry of one user (after a change to them). */
+  /** Drops the cached entries of one user (after a change to them), in every process. */
   forgetUser(userId: number): void {
+    this.dropUser(userId);
+    this.broadcast.send(CREDENTIALS_TOPIC, `u:${userId}`);
+  }
+
+  /** Drops the cached entries of an organization's users (after a change to it), in every process. */
+  forgetRealm(realmId: number): void {
+    this.dropRealm(realmId);
+    this.broadcast.send(CREDENTIALS_TOPIC, `r:${realmId}`);
+  }
+
+  /** Applies a message of another process (see CREDENTIALS_TOPIC); null drops everything. */
+  receive(message: string | null): void {
+    const [kind, id] = message?.split(':') ?? [];
+    if (kind === 'u') this.dropUser(Number(id));
+    else if (kind === 'r') this.dropRealm(Number(id));
+    else {
+      this.drops++;
+      this.cache.clear();
+    }
+  }
+
+  private dropUser(userId: number): void {
+    this.drops++;
     for (const [key, entry] of this.cache)
       if (entry.auth.user.id === userId) this.cache.delete(key);
   }
 
-  /** Drops the cached entries of an organization's users (after a change to it). */
-  forgetRealm(realmId: number): void {
+  private dropRealm(realmId: number): void {
+    this.drops++;
     for (const [key, entry] of this.cache)
       if (entry.auth.realm.id === realmId) this.cache.delete(key);
   }

@@ -1,0 +1,472 @@
+// Event queues in the Redis every server process shares (REDIS_URL): any
+// process can register, poll, acknowledge and delete any queue, and losing a
+// process loses no queue. The layout of the keys and the scripts that change
+// them are in redis-scripts.ts.
+//
+// Publishing happens in the process whose action committed: it reads the
+// recipients' queue IDs and (once per queue, then cached, as they never
+// change) their options, shapes the event for each queue as the memory store
+// would, and appends it with one script per queue, all in one round trip. A
+// poll with nothing to answer records this process as its queue's waiter and
+// waits here, holding no connection; the append that follows publishes the
+// queue ID on this process's wake channel, and the poll then takes its events.
+import { randomUUID } from 'node:crypto';
+import {
+  eventForQueue,
+  noMessageHooks,
+  type EventBody,
+  type EventQueueStore,
+  type MessageEventHooks,
+  type MessageFacts,
+  type NewQueue,
+  type PollRequest,
+  type Publication,
+  type QueueLimits,
+  type QueueOptions,
+  type QueueStats,
+  type QueuedEvent,
+} from './queues';
+import type { RedisLink } from './redis';
+import { defineScripts, runScript } from './redis-scripts';
+
+/** A poll of this process, from its check of the queue until it is answered. */
+interface Waiter {
+  queueId: string;
+  resolve: (events: QueuedEvent[]) => void;
+  /** checking: the poll's script runs; waiting: nothing to answer yet; taking: reading after a wake-up. */
+  state: 'checking' | 'waiting' | 'taking' | 'done';
+  /** A wake-up came while the queue was being read; read again. */
+  woken: boolean;
+  /** The heartbeat came due while the queue was being read. */
+  heartbeatDue: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
+/** Publications waiting for the next round trip, with their callers. */
+type Pending =
+  | { kind: 'users'; publication: Publication; userIds: number[]; done: Settle }
+  | {
+      kind: 'public';
+      publication: Publication;
+      realmId: number;
+      except: Set<number>;
+      done: Settle;
+    };
+type Settle = { resolve: () => void; reject: (error: unknown) => void };
+
+/** Most queue options kept in memory; the oldest are forgotten past it. */
+const OPTIONS_CACHE_SIZE = 50_000;
+
+/** The event queues of every process, in Redis. */
+export class RedisQueueStore implements EventQueueStore {
+  private readonly optionsCache = new Map<string, QueueOptions>();
+  private readonly waiters = new Map<string, Waiter>();
+  private batch: Pending[] = [];
+  private flushQueued = false;
+  private flushes: Promise<void> = Promise.resolve();
+  private readonly indexMs: number;
+
+  private constructor(
+    private readonly link: RedisLink,
+    private readonly limits: QueueLimits,
+    private readonly hooks: MessageEventHooks,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.indexMs = limits.idleTimeoutMs + limits.heartbeatMs + 1000;
+  }
+
+  /** A store on `link`, listening for the wake-ups of this process's polls. */
+  static async open(
+    link: RedisLink,
+    limits: QueueLimits,
+    hooks: MessageEventHooks = noMessageHooks,
+    onError: (error: unknown) => void = () => undefined,
+  ): Promise<RedisQueueStore> {
+    const store = new RedisQueueStore(link, limits, hooks, onError);
+    defineScripts(link.command);
+    await link.subscribe(`wake:${link.processId}`, (queueId) => store.wake(queueId));
+    // Wake-ups published while the subscriber was away are lost: look again.
+    link.onReconnect(() => {
+      for (const waiter of store.waiters.values()) store.wake(waiter.queueId);
+    });
+    return store;
+  }
+
+  async create(options: QueueOptions): Promise<NewQueue> {
+    const id = randomUUID();
+    await runScript(
+      this.link.command,
+      'queueCreate',
+      [
+        this.queueKey(id),
+        this.link.key(`u:${options.userId}`),
+        this.link.key(`rp:${options.realmId}`),
+      ],
+      [
+        options.userId,
+        options.realmId,
+        JSON.stringify(options),
+        this.limits.idleTimeoutMs,
+        this.indexMs,
+        id,
+        options.allPublicStreams ? '1' : '0',
+      ],
+    );
+    this.remember(id, options);
+    return { id, lastEventId: -1 };
+  }
+
+  async delete(queueId: string, userId: number): Promise<boolean> {
+    const deleted = await runScript(
+      this.link.command,
+      'queueDelete',
+      [this.queueKey(queueId), this.eventsKey(queueId)],
+      [userId, this.link.prefix, queueId],
+    );
+    this.optionsCache.delete(queueId);
+    return deleted === 1;
+  }
+
+  async poll({
+    queueId,
+    userId,
+    lastEventId,
+    dontBlock,
+    onAbort,
+  }: PollRequest): Promise<QueuedEvent[] | null> {
+    // The waiter is known here before the queue is checked, so that a wake-up
+    // arriving between the check and the wait is not missed.
+    let waiter: Waiter | undefined;
+    let answered: Promise<QueuedEvent[]> | undefined;
+    if (!dontBlock) {
+      this.answer(this.waiters.get(queueId), []); // a newer poll replaces an older one
+      answered = new Promise<QueuedEvent[]>((resolve) => {
+        waiter = {
+          queueId,
+          resolve,
+          state: 'checking',
+          woken: false,
+          heartbeatDue: false,
+          timer: null,
+        };
+      });
+      this.waiters.set(queueId, waiter!);
+    }
+    let reply: (number | string)[];
+    try {
+      reply = (await runScript(
+        this.link.command,
+        'queuePoll',
+        [this.queueKey(queueId), this.eventsKey(queueId)],
+        [
+          userId,
+          lastEventId,
+          dontBlock ? '' : this.link.processId,
+          this.limits.idleTimeoutMs,
+          this.limits.heartbeatMs,
+          this.link.prefix,
+          queueId,
+        ],
+      )) as (number | string)[];
+    } catch (error) {
+      this.answer(waiter, []);
+      throw error;
+    }
+    if (reply[0] === 0) {
+      this.answer(waiter, []);
+      return null;
+    }
+    const events = parseEvents(reply);
+    if (!waiter) return events;
+    if (waiter.state !== 'checking') return answered!; // replaced or shut down meanwhile
+    if (events.length > 0) {
+      this.answer(waiter, events);
+      return events;
+    }
+    const w = waiter;
+    w.state = 'waiting';
+    w.timer = setTimeout(() => this.heartbeat(w), this.limits.heartbeatMs);
+    onAbort?.(() => this.answer(w, []));
+    if (w.woken) void this.take(w, false);
+    return answered!;
+  }
+
+  publish(publication: Publication, userIds: Iterable<number>): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.enqueue({
+        kind: 'users',
+        publication,
+        userIds: [...userIds],
+        done: { resolve, reject },
+      }),
+    );
+  }
+
+  publishToPublicQueues(
+    realmId: number,
+    publication: Publication,
+    exceptUserIds: Iterable<number>,
+  ): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.enqueue({
+        kind: 'public',
+        publication,
+        realmId,
+        except: new Set(exceptUserIds),
+        done: { resolve, reject },
+      }),
+    );
+  }
+
+  wakeAll(): void {
+    for (const waiter of [...this.waiters.values()]) this.answer(waiter, []);
+  }
+
+  /**
+   * The queues and events of the whole deployment, counted in Redis when
+   * asked (one scan of the queue keys, one count per queue), and the polls
+   * waiting in this process.
+   */
+  async stats(): Promise<QueueStats> {
+    const { command } = this.link;
+    const queueKeys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await command.scan(
+        cursor,
+        'MATCH',
+        this.link.key('q:{*}'),
+        'COUNT',
+        1000,
+      );
+      cursor = next;
+      for (const key of keys) if (key.endsWith('}')) queueKeys.push(key);
+    } while (cursor !== '0');
+    const counts = await execAll(command, queueKeys, (pipe, key) => pipe.zcard(`${key}:ev`));
+    let waitingPolls = 0;
+    for (const waiter of this.waiters.values()) if (waiter.state !== 'done') waitingPolls++;
+    return {
+      queues: queueKeys.length,
+      events: counts.reduce((sum: number, n) => sum + (n as number), 0),
+      waitingPolls,
+    };
+  }
+
+  /** Nothing to do: Redis removes the keys of idle queues itself. */
+  sweep(): void {}
+
+  async close(): Promise<void> {
+    this.wakeAll();
+    await this.flushes;
+  }
+
+  private queueKey(queueId: string): string {
+    return this.link.key(`q:{${queueId}}`);
+  }
+
+  private eventsKey(queueId: string): string {
+    return this.link.key(`q:{${queueId}}:ev`);
+  }
+
+  private remember(queueId: string, options: QueueOptions): void {
+    if (this.optionsCache.size >= OPTIONS_CACHE_SIZE) {
+      const oldest = this.optionsCache.keys().next().value;
+      if (oldest !== undefined) this.optionsCache.delete(oldest);
+    }
+    this.optionsCache.set(queueId, options);
+  }
+
+  /** Answers a poll (once) and forgets it. */
+  private answer(waiter: Waiter | undefined, events: QueuedEvent[]): void {
+    if (!waiter || waiter.state === 'done') return;
+    waiter.state = 'done';
+    if (waiter.timer) clearTimeout(waiter.timer);
+    if (this.waiters.get(waiter.queueId) === waiter) this.waiters.delete(waiter.queueId);
+    waiter.resolve(events);
+  }
+
+  /** A wake-up for one of this process's polls: its queue has news. */
+  private wake(queueId: string): void {
+    const waiter = this.waiters.get(queueId);
+    if (!waiter) return;
+    if (waiter.state === 'waiting') void this.take(waiter, false);
+    else waiter.woken = true;
+  }
+
+  private heartbeat(waiter: Waiter): void {
+    waiter.timer = null;
+    if (waiter.state === 'waiting') void this.take(waiter, true);
+    else waiter.heartbeatDue = true;
+  }
+
+  /** Reads a waiting poll's queue (after adding a heartbeat, when it is due) and answers it if there is anything. */
+  private async take(waiter: Waiter, heartbeat: boolean): Promise<void> {
+    waiter.state = 'taking';
+    waiter.woken = false;
+    waiter.heartbeatDue = false;
+    const keys = [this.queueKey(waiter.queueId), this.eventsKey(waiter.queueId)];
+    let reply: (number | string)[];
+    try {
+      // One connection runs commands in order: the heartbeat is in before the read.
+      const appended = heartbeat
+        ? runScript(this.link.command, 'queueAppend', keys, [
+            '{"type":"heartbeat"}',
+            this.limits.maxEvents,
+            this.link.key('wake:'),
+            waiter.queueId,
+          ])
+        : null;
+      const taken = runScript(this.link.command, 'queueTake', keys, [
+        this.link.processId,
+        this.limits.idleTimeoutMs,
+      ]);
+      await appended;
+      reply = (await taken) as (number | string)[];
+    } catch (error) {
+      this.onError(error);
+      this.answer(waiter, []); // the events stay in the queue for the next poll
+      return;
+    }
+    if (waiter.state !== 'taking') return;
+    if (reply[0] !== 2) return this.answer(waiter, []); // deleted, or replaced by a newer poll
+    const events = parseEvents(reply);
+    if (events.length > 0) return this.answer(waiter, events);
+    waiter.state = 'waiting';
+    if (waiter.heartbeatDue) void this.take(waiter, true);
+    else if (waiter.woken) void this.take(waiter, false);
+  }
+
+  /** Adds a publication to the next round trip; one round trip runs at a time, in order. */
+  private enqueue(pending: Pending): void {
+    this.batch.push(pending);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.flushes = this.flushes.then(() => {
+      this.flushQueued = false;
+      const batch = this.batch;
+      this.batch = [];
+      return this.flush(batch).then(
+        () => batch.forEach((p) => p.done.resolve()),
+        (error) => batch.forEach((p) => p.done.reject(error)),
+      );
+    });
+  }
+
+  /** Delivers a batch of publications: finds their queues, shapes each event per queue, appends. */
+  private async flush(batch: Pending[]): Promise<void> {
+    const { command } = this.link;
+    // 1. The queue IDs of the users and realms concerned.
+    const indexes = new Map<string, string[]>();
+    for (const p of batch) {
+      if (p.kind === 'public') indexes.set(this.link.key(`rp:${p.realmId}`), []);
+      else for (const userId of p.userIds) indexes.set(this.link.key(`u:${userId}`), []);
+    }
+    const members = await execAll(command, [...indexes.keys()], (pipe, key) => pipe.smembers(key));
+    [...indexes.keys()].forEach((key, i) => indexes.set(key, members[i] as string[]));
+    // 2. The options of queues this process has not seen yet.
+    const gone = new Map<string, string>(); // queue ID -> the index it was found in
+    const unknown = new Map<string, string>();
+    for (const [index, ids] of indexes)
+      for (const id of ids) if (!this.optionsCache.has(id)) unknown.set(id, index);
+    if (unknown.size > 0) {
+      const ids = [...unknown.keys()];
+      const found = await execAll(command, ids, (pipe, id) => pipe.hget(this.queueKey(id), 'opts'));
+      ids.forEach((id, i) => {
+        const json = found[i] as string | null;
+        if (json) this.remember(id, JSON.parse(json) as QueueOptions);
+        else gone.set(id, unknown.get(id)!);
+      });
+    }
+    // 3. One append per queue that wants the event, in the order published.
+    const appends: { queueId: string; index: string; json: string }[] = [];
+    for (const p of batch) {
+      const shape = shaper(p.publication, this.hooks);
+      const add = (queueId: string, index: string) => {
+        const options = this.optionsCache.get(queueId);
+        if (!options || (p.kind === 'public' && p.except.has(options.userId))) return;
+        const json = shape(options);
+        if (json) appends.push({ queueId, index, json });
+      };
+      if (p.kind === 'public') {
+        const index = this.link.key(`rp:${p.realmId}`);
+        for (const id of indexes.get(index)!) add(id, index);
+      } else {
+        for (const userId of p.userIds) {
+          const index = this.link.key(`u:${userId}`);
+          for (const id of indexes.get(index)!) add(id, index);
+        }
+      }
+    }
+    const wakePrefix = this.link.key('wake:');
+    const ids = await execAll(command, appends, (pipe, a) =>
+      runScript(
+        pipe,
+        'queueAppend',
+        [this.queueKey(a.queueId), this.eventsKey(a.queueId)],
+        [a.json, this.limits.maxEvents, wakePrefix, a.queueId],
+      ),
+    );
+    appends.forEach((a, i) => {
+      if (ids[i] === -1) gone.set(a.queueId, a.index);
+    });
+    // 4. Queues that expired leave their indexes.
+    if (gone.size > 0) {
+      for (const id of gone.keys()) this.optionsCache.delete(id);
+      const pipe = command.pipeline();
+      for (const [id, index] of gone) pipe.srem(index, id);
+      await pipe.exec();
+    }
+  }
+}
+
+/** Runs one command per item in one pipeline and answers the replies, throwing the first error. */
+async function execAll<T>(
+  command: RedisLink['command'],
+  items: T[],
+  add: (pipe: ReturnType<RedisLink['command']['pipeline']>, item: T) => unknown,
+): Promise<unknown[]> {
+  if (items.length === 0) return [];
+  const pipe = command.pipeline();
+  for (const item of items) add(pipe, item);
+  const results = (await pipe.exec()) ?? [];
+  return results.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
+
+/**
+ * Shapes one publication for queues, remembering the JSON of each distinct
+ * result: a message event to a thousand queues is finalized and serialized
+ * once per combination of apply_markdown and client_gravatar, not a thousand times.
+ */
+function shaper(
+  publication: Publication,
+  hooks: MessageEventHooks,
+): (options: QueueOptions) => string | null {
+  const finalized = new Map<string, EventBody>();
+  const memoHooks: MessageEventHooks = {
+    matchesNarrow: hooks.matchesNarrow,
+    finalize(options: QueueOptions, event: EventBody, facts: MessageFacts): EventBody {
+      const key = `${event === publication.event ? 'e' : 'f'}${options.applyMarkdown ? 1 : 0}${options.clientGravatar ? 1 : 0}`;
+      let body = finalized.get(key);
+      if (!body) finalized.set(key, (body = hooks.finalize(options, event, facts)));
+      return body;
+    },
+  };
+  const json = new Map<EventBody, string>();
+  return (options) => {
+    const body = eventForQueue(publication, options, memoHooks);
+    if (!body) return null;
+    let text = json.get(body);
+    if (text === undefined) json.set(body, (text = JSON.stringify(body)));
+    return text;
+  };
+}
+
+/** The events of a script's reply (after its status). */
+function parseEvents(reply: (number | string)[]): QueuedEvent[] {
+  const events: QueuedEvent[] = [];
+  for (let i = 1; i < reply.length; i++) events.push(JSON.parse(reply[i] as string) as QueuedEvent);
+  return events;
+}

@@ -1,0 +1,147 @@
+// The Lua scripts of the Redis queue store: each step on a queue that must
+// not interleave with another process's steps runs as one script.
+//
+// A queue is two keys, `<prefix>q:{<id>}` (a hash: `user`, `realm`, `opts`
+// the registration options as JSON, `public` for all_public_streams queues,
+// `last` the last event ID, `waiter` the process whose poll waits on it) and `<prefix>q:{<id>}:ev` (a sorted set of
+// the events as JSON, scored by event ID). Both expire when the queue goes
+// unpolled for the idle timeout. `<prefix>u:<user_id>` and
+// `<prefix>rp:<realm_id>` index the queues of a user and a realm's
+// all_public_streams queues; they expire after the last of their queues, and
+// ids of expired queues are removed from them when publishing finds them gone.
+// A process whose poll waits hears of new events on `<prefix>wake:<process>`,
+// with the queue ID as message.
+import type Redis from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+
+/** Each script's source and how many of its arguments are keys. */
+const scripts = {
+  /** Creates a queue. KEYS: queue, user index, realm index. ARGV: user, realm, options JSON, idle ms, index ms, queue ID, '1' for a public queue. */
+  queueCreate: {
+    keys: 3,
+    lua: `
+redis.call('HSET', KEYS[1], 'user', ARGV[1], 'realm', ARGV[2], 'opts', ARGV[3], 'last', -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if ARGV[7] == '1' then
+  redis.call('HSET', KEYS[1], 'public', 1)
+  redis.call('SADD', KEYS[3], ARGV[6])
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+end
+return 1`,
+  },
+  /**
+   * Appends an event: numbers it, trims the queue to its bound and wakes the
+   * waiting poll. KEYS: queue, events. ARGV: event JSON (an object), most
+   * events, wake channel prefix, queue ID. Answers the event ID, or -1 when
+   * the queue is gone.
+   */
+  queueAppend: {
+    keys: 2,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
+redis.call('ZADD', KEYS[2], id, string.sub(ARGV[1], 1, -2) .. ',"id":' .. id .. '}')
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[2]))
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+local waiter = redis.call('HGET', KEYS[1], 'waiter')
+if waiter then redis.call('PUBLISH', ARGV[3] .. waiter, ARGV[4]) end
+return id`,
+  },
+  /**
+   * A poll: acknowledges events up to an ID and answers the rest; with
+   * nothing to answer and a waiter given, records it (waking the poll it
+   * replaces). Refreshes the idle expiry of the queue and its indexes.
+   * KEYS: queue, events. ARGV: user, last event ID, waiter ('' for none),
+   * idle ms, wait ms, key prefix, queue ID. Answers {0} when the user has no
+   * such queue, else {1, events...}.
+   */
+  queuePoll: {
+    keys: 2,
+    lua: `
+if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return {0} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+local ttl = tonumber(ARGV[4])
+local previous = redis.call('HGET', KEYS[1], 'waiter')
+if #events == 0 and ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'waiter', ARGV[3])
+  ttl = ttl + tonumber(ARGV[5])
+elseif previous then
+  redis.call('HDEL', KEYS[1], 'waiter')
+end
+if previous and previous ~= ARGV[3] then
+  redis.call('PUBLISH', ARGV[6] .. 'wake:' .. previous, ARGV[7])
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+local index = tonumber(ARGV[4]) + tonumber(ARGV[5]) + 1000
+redis.call('PEXPIRE', ARGV[6] .. 'u:' .. ARGV[1], index)
+if redis.call('HEXISTS', KEYS[1], 'public') == 1 then
+  redis.call('PEXPIRE', ARGV[6] .. 'rp:' .. redis.call('HGET', KEYS[1], 'realm'), index)
+end
+table.insert(events, 1, 1)
+return events`,
+  },
+  /**
+   * What a woken poll answers. KEYS: queue, events. ARGV: waiter, idle ms.
+   * Answers {0} when the queue is gone, {1} when another poll has replaced
+   * this one, {2, events...} otherwise; with events, the poll is over and
+   * the waiter is cleared.
+   */
+  queueTake: {
+    keys: 2,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+if redis.call('HGET', KEYS[1], 'waiter') ~= ARGV[1] then return {1} end
+local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+if #events > 0 then
+  redis.call('HDEL', KEYS[1], 'waiter')
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+table.insert(events, 1, 2)
+return events`,
+  },
+  /**
+   * Deletes one of a user's queues and wakes its waiting poll. KEYS: queue,
+   * events. ARGV: user, key prefix, queue ID. Answers 1, or 0 when the user
+   * has no such queue.
+   */
+  queueDelete: {
+    keys: 2,
+    lua: `
+if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return 0 end
+local realm = redis.call('HGET', KEYS[1], 'realm')
+local waiter = redis.call('HGET', KEYS[1], 'waiter')
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', ARGV[2] .. 'u:' .. ARGV[1], ARGV[3])
+redis.call('SREM', ARGV[2] .. 'rp:' .. realm, ARGV[3])
+if waiter then redis.call('PUBLISH', ARGV[2] .. 'wake:' .. waiter, ARGV[3]) end
+return 1`,
+  },
+} as const;
+
+/** The name of a script. */
+export type ScriptName = keyof typeof scripts;
+
+type Runner = (...args: (string | number)[]) => Promise<unknown>;
+
+/** Makes the scripts callable on `client` and on its pipelines (sent by hash, loaded when missing). */
+export function defineScripts(client: Redis): void {
+  for (const [name, { keys, lua }] of Object.entries(scripts))
+    client.defineCommand(name, { numberOfKeys: keys, lua });
+}
+
+/** Runs script `name` on a client (answering its reply) or queues it on a pipeline. */
+export function runScript(
+  target: Redis | ChainableCommander,
+  name: ScriptName,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
+  const runner = (target as unknown as Record<ScriptName, Runner>)[name];
+  return runner.call(target, ...keys, ...args);
+}

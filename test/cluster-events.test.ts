@@ -1,0 +1,227 @@
+// Event queues across server processes sharing PostgreSQL and Redis: an event
+// published by one process reaches a queue registered on another and wakes
+// its waiting poll; any process serves any queue; and a queue outlives the
+// process that registered it, killed with SIGKILL, losing no event.
+// Runs on the PostgreSQL run when TEST_REDIS_URL is set.
+import { usesRedis } from './support/redis';
+import type { ApiClient, Cast } from './support/server';
+import { TestCluster } from './support/cluster';
+
+const describeCluster = usesRedis() ? describe : describe.skip;
+
+describeCluster('event queues across processes', () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(2);
+    cast = await cluster.servers[0].createCast();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  const [a, b] = [0, 1].map((i) => () => cluster.servers[i]);
+
+  async function register(on: ApiClient, user: Cast['member'], params: Record<string, unknown>) {
+    const res = await on.call('POST', '/register', { as: user, params });
+    expect(res.status).toBe(200);
+    return res.body.queue_id as string;
+  }
+
+  async function sendDm(on: ApiClient, from: Cast['member'], to: Cast['member'], content: string) {
+    const res = await on.call('POST', '/messages', {
+      as: from,
+      params: { type: 'direct', to: JSON.stringify([to.id]), content },
+    });
+    expect(res.status).toBe(200);
+    return res.body.id as number;
+  }
+
+  test('a message sent through one process wakes a poll waiting on another', async () => {
+    const queueId = await register(a(), cast.member, { event_types: ['message'] });
+    const poll = a().call('GET', '/events', {
+      as: cast.member,
+      params: { queue_id: queueId, last_event_id: -1 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const id = await sendDm(b(), cast.owner, cast.member, 'across **processes**');
+    const res = await poll;
+    expect(res.body.events).toEqual([
+      expect.objectContaining({
+        id: 0,
+        type: 'message',
+        flags: [],
+        message: expect.objectContaining({ id, content: 'across **processes**' }),
+      }),
+    ]);
+  });
+
+  test("any process polls, acknowledges and deletes another process's queue", async () => {
+    const queueId = await register(a(), cast.member2, {
+      event_types: ['message'],
+      apply_markdown: true,
+    });
+    const first = await sendDm(a(), cast.owner, cast.member2, 'one');
+    const second = await sendDm(b(), cast.owner, cast.member2, 'two');
+    const both = await b().call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: -1, dont_block: true },
+    });
+    expect(
+      both.body.events.map((e: { id: number; message: { id: number } }) => [e.id, e.message.id]),
+    ).toEqual([
+      [0, first],
+      [1, second],
+    ]);
+    expect(both.body.events[0].message.content).toBe('<p>one</p>');
+    // Acknowledged on A, the first event is gone for B too.
+    const rest = await a().call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: 0, dont_block: true },
+    });
+    expect(rest.body.events.map((e: { id: number }) => e.id)).toEqual([1]);
+    // A poll waiting on B is woken by a send through A.
+    const waiting = b().call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: 1 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const third = await sendDm(a(), cast.owner, cast.member2, 'three');
+    expect(
+      (await waiting).body.events.map((e: { message: { id: number } }) => e.message.id),
+    ).toEqual([third]);
+    // Deleted through B, the queue is gone for A, and a poll waiting on A is answered.
+    const parked = a().call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: 2 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const del = await b().call('DELETE', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId },
+    });
+    expect(del.body).toEqual({ result: 'success', msg: '' });
+    expect((await parked).body.events).toEqual([]);
+    const gone = await a().call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, dont_block: true },
+    });
+    expect(gone.status).toBe(400);
+    expect(gone.body).toEqual({
+      result: 'error',
+      msg: `Bad event queue ID: ${queueId}`,
+      code: 'BAD_EVENT_QUEUE_ID',
+      queue_id: queueId,
+    });
+  });
+
+  test("another user's queue is not found on any process", async () => {
+    const queueId = await register(a(), cast.admin, {});
+    const res = await b().call('GET', '/events', {
+      as: cast.moderator,
+      params: { queue_id: queueId, dont_block: true },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
+  });
+
+  test('a newer poll on one process answers the older one waiting on another', async () => {
+    const queueId = await register(a(), cast.guest, { event_types: ['message'] });
+    const older = a().call('GET', '/events', {
+      as: cast.guest,
+      params: { queue_id: queueId, last_event_id: -1 },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const newer = b().call('GET', '/events', {
+      as: cast.guest,
+      params: { queue_id: queueId, last_event_id: -1 },
+    });
+    expect((await older).body.events).toEqual([]);
+    const id = await sendDm(a(), cast.owner, cast.guest, 'to the newer poll');
+    expect((await newer).body.events.map((e: { message: { id: number } }) => e.message.id)).toEqual(
+      [id],
+    );
+  });
+
+  test('typing and presence events cross processes too', async () => {
+    const queueId = await register(b(), cast.member, { event_types: ['typing', 'presence'] });
+    await a().call('POST', '/typing', {
+      as: cast.owner,
+      params: { op: 'start', type: 'direct', to: JSON.stringify([cast.member.id]) },
+    });
+    await a().call('POST', '/users/me/presence', {
+      as: cast.owner,
+      params: { status: 'active' },
+    });
+    const res = await b().call('GET', '/events', {
+      as: cast.member,
+      params: { queue_id: queueId, last_event_id: -1, dont_block: true },
+    });
+    expect(res.body.events.map((e: { type: string }) => e.type)).toEqual(['typing', 'presence']);
+  });
+});
+
+describeCluster('a queue outlives its process', () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(1);
+    cast = await cluster.servers[0].createCast();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  test('after SIGKILL of the process that registered a queue, the survivor delivers every event once', async () => {
+    const survivor = cluster.servers[0];
+    const doomed = await cluster.spawn();
+    const reg = await doomed.call('POST', '/register', {
+      as: cast.member,
+      params: { event_types: ['message'] },
+    });
+    const queueId = reg.body.queue_id as string;
+    // A poll waits on the doomed process when it dies.
+    const lost = doomed
+      .send('GET', '/events', { as: cast.member, params: { queue_id: queueId, last_event_id: -1 } })
+      .then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    doomed.kill('SIGKILL');
+    expect(await doomed.exited).toBe('SIGKILL');
+    expect(await lost).not.toBe('answered');
+
+    const sent: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await survivor.call('POST', '/messages', {
+        as: cast.owner,
+        params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: `after ${i}` },
+      });
+      expect(res.status).toBe(200);
+      sent.push(res.body.id);
+    }
+
+    // The client polls the survivor as it would have the doomed process,
+    // acknowledging as it goes, until it has seen all 20.
+    const received: { id: number; messageId: number }[] = [];
+    let last = -1;
+    const deadline = Date.now() + 10_000;
+    while (received.length < 20 && Date.now() < deadline) {
+      const res = await survivor.call('GET', '/events', {
+        as: cast.member,
+        params: { queue_id: queueId, last_event_id: last },
+      });
+      expect(res.status).toBe(200);
+      for (const event of res.body.events) {
+        if (event.type === 'message') received.push({ id: event.id, messageId: event.message.id });
+        last = event.id;
+      }
+    }
+    expect(received.map((r) => r.messageId)).toEqual(sent);
+    expect(received.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const after = await survivor.call('GET', '/events', {
+      as: cast.member,
+      params: { queue_id: queueId, last_event_id: last, dont_block: true },
+    });
+    expect(after.body.events).toEqual([]);
+  }, 60_000);
+});
