@@ -1,6 +1,7 @@
 // What the benchmarks share: starting the servers of servers.ts in child
 // processes, driving them with autocannon, and printing results.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type Agent } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -25,7 +26,7 @@ export interface ServerInfo extends Partial<BenchUser> {
  * there when it stops.
  */
 export function startServer(
-  kind: 'bare' | 'fanout' | 'chat',
+  kind: 'bare' | 'fanout' | 'chat' | 'peer',
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo }> {
   const profile =
@@ -60,4 +61,42 @@ export async function load(
 /** One line of results. */
 export function summary(name: string, r: autocannon.Result): string {
   return `${name.padEnd(24)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}`;
+}
+
+/** A parsed JSON answer. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of several operations, each read for a field or two
+export type Answer = any;
+
+/** One API request as `user` (form fields urlencoded), answered with its parsed JSON. */
+export function call(
+  port: number,
+  agent: Agent,
+  user: Pick<BenchUser, 'email' | 'apiKey'>,
+  method: string,
+  path: string,
+  form?: Record<string, string>,
+): Promise<Answer> {
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/v1${path}`,
+        agent,
+        headers: {
+          authorization: basicAuth(user),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', (error) => reject(new Error(`${method} ${path}: ${error.message}`)));
+    req.end(body);
+  });
 }

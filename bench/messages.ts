@@ -16,55 +16,19 @@
 //   npm run bench:messages   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_MESSAGES)
 import { spawn } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/client';
 import { parseDatabaseUrl } from '../src/db/url';
-import { basicAuth, load, startServer, summary, type BenchUser } from './load';
+import { basicAuth, call, load, startServer, summary, type BenchUser } from './load';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 10);
 const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
 const subscribers = 50;
 
-/** A parsed JSON answer. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answers of several operations, each read for one or two fields
-type Answer = any;
-
 /** Sends one form request and returns the parsed JSON answer. */
-function call(
-  port: number,
-  agent: Agent,
-  user: BenchUser,
-  method: string,
-  path: string,
-  form?: Record<string, string>,
-): Promise<Answer> {
-  const body = form ? new URLSearchParams(form).toString() : undefined;
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: `/api/v1${path}`,
-        agent,
-        headers: {
-          authorization: basicAuth(user),
-          ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve(JSON.parse(text)));
-      },
-    );
-    req.on('error', (error) => reject(new Error(`${method} ${path}: ${error.message}`)));
-    req.end(body);
-  });
-}
 
 /** Starts pollers.js: a waiting long-poll on each queue, in a process of its own; `stop()` returns the message events it saw. */
 async function startPollers(port: number, users: BenchUser[], queues: string[]) {

@@ -10,6 +10,8 @@
 //   node dist/bench/servers.js chat   -> this project's server on a fresh SQLite
 //                                        (or BENCH_DATABASE_URL) with one organization
 //                                        and BENCH_USERS members besides its owner
+//   node dist/bench/servers.js peer   -> this project's server on the existing
+//                                        BENCH_DATABASE_URL, creating nothing
 // Each prints one JSON line with its port (and credentials) when ready.
 import { createServer, type ServerResponse } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -131,14 +133,26 @@ async function chat(): Promise<void> {
   );
 }
 
+/** This server on the existing BENCH_DATABASE_URL (another process of a deployment): nothing is created. */
+async function peer(): Promise<void> {
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: process.env.BENCH_DATABASE_URL,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_USER_REQUESTS: '100000000',
+  });
+  const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
+  process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`);
+}
+
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.
 process.on('SIGTERM', () => process.exit(0));
 process.on('SIGINT', () => process.exit(0));
 
-const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat };
+const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat, peer };
 const run = kinds[process.argv[2] ?? ''];
 if (!run) {
-  process.stderr.write('usage: servers.js bare|fanout|chat\n');
+  process.stderr.write('usage: servers.js bare|fanout|chat|peer\n');
   process.exit(2);
 }
 run().catch((error) => {

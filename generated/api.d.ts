@@ -18,6 +18,15 @@ export interface paths {
          * @description Exchanges an email address and password for the account's API key.
          *     Needs no credentials. Failures answer 401 with `USER_DEACTIVATED`,
          *     `REALM_DEACTIVATED` or `AUTHENTICATION_FAILED`.
+         *
+         *     A wrong password takes as long to refuse for an unknown username as
+         *     for an existing one. Five wrong passwords for one username within 30
+         *     minutes (the server's `RATE_LIMIT_AUTH_ATTEMPTS`) lock that username
+         *     for 30 minutes, whether or not such an account exists: every login
+         *     with it, even with the right password, is then answered 429
+         *     `RATE_LIMIT_HIT` with the seconds left in `retry-after`. A successful
+         *     login forgets earlier failures; an administrator of the server lifts a
+         *     lock with `npm run manage -- clear-login-lock --username EMAIL`.
          */
         post: operations["fetch-api-key"];
         delete?: never;
@@ -61,7 +70,21 @@ export interface paths {
         get: operations["get-own-user"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Deactivate own user
+         * @description Deactivates the requester's own account, and the bots they own. The
+         *     account keeps its data and an administrator can reactivate it; until
+         *     then its credentials no longer work. Everyone who can see the user
+         *     gets a `realm_user` event of op `update` with `is_active: false`, as
+         *     when an administrator deactivates a user.
+         *     The last active account of an organization cannot be deactivated
+         *     (`CANNOT_DEACTIVATE_LAST_USER`, "Cannot deactivate the only user.",
+         *     with `is_last_owner: false`), nor the last owner
+         *     (`CANNOT_DEACTIVATE_LAST_USER`, "Cannot deactivate the only
+         *     organization owner.", with `is_last_owner: true`); `entity` names
+         *     which.
+         */
+        delete: operations["deactivate-own-user"];
         options?: never;
         head?: never;
         patch?: never;
@@ -83,6 +106,17 @@ export interface paths {
          *     call are delivered through `GET /events` with the returned `queue_id`,
          *     starting after `last_event_id`. Idle queues are removed after ten
          *     minutes without a poll.
+         *
+         *     The answer holds every key of Zulip's for each `fetch_event_types`
+         *     entry asked (all of them when neither it nor `event_types` is given):
+         *     real values where the server has the feature, and Zulip's defaults or
+         *     empty lists where it has not yet (linkifiers, channel folders, saved
+         *     snippets, reminders). As in Zulip,
+         *     `unread_msgs` needs both `message` and `update_message_flags`;
+         *     `muted_topics` is left out when `user_topic` is asked for by name; and
+         *     the settings of `update_display_settings` and
+         *     `update_global_notifications` appear at the top level only for
+         *     clients without the `user_settings_object` capability.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -248,6 +282,126 @@ export interface paths {
         get: operations["get-subscription-status"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your bots
+         * @description Lists the active bots the user owns, oldest first, each with its API
+         *     key. Deactivated bots, and bots other users own, are not listed, even
+         *     for administrators (they find every bot in the `realm_bots` state of
+         *     `POST /register`). Guests have no bots: "Not allowed for guest users"
+         *     (`BAD_REQUEST`).
+         */
+        get: operations["get-bots"];
+        put?: never;
+        /**
+         * Create a bot
+         * @description Creates a bot owned by the user. Its email address is the short name
+         *     followed by `-bot@` and the organization's host name (with
+         *     `.localdomain` added to a host name without a dot), and its API key
+         *     authenticates it like a user's. `bot_type` is 1 for a generic bot
+         *     (the full API), 2 for an incoming webhook bot (it posts messages
+         *     through integrations), 3 for an outgoing webhook bot (the server
+         *     posts Zulip's outgoing webhook payload to `payload_url` whenever the
+         *     bot is mentioned or sent a direct message, and posts the `content` of
+         *     the answer as the bot's reply). Embedded bots (4) are not offered
+         *     here.
+         *
+         *     Every user of the organization receives a `realm_user` event (`op:
+         *     add`) for the new bot; its owner and the administrators receive a
+         *     `realm_bot` event (`op: add`) with the bot and its API key.
+         *
+         *     Every member may create bots (the organization's
+         *     `can_create_bots_group` is its members); guests are refused with "Not
+         *     allowed for guest users". Other refusals (`BAD_REQUEST`): "Bad name or username" (a short name with characters
+         *     other than letters, digits, `-`, `_` and `.`), "Name too long!",
+         *     "Name too short!", "Username already in use", "Name is already in
+         *     use!" (an active user or bot has the full name), "Invalid bot type", "Invalid
+         *     interface type", "Invalid channel name '...'" for a default channel
+         *     that does not exist, and "Enter a valid URL." for a `payload_url`
+         *     that is not an http or https URL, or is missing for an outgoing
+         *     webhook bot.
+         */
+        post: operations["create-bot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots/{bot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deactivate a bot
+         * @description Lets a bot's owner, or an administrator, deactivate the bot: its API
+         *     key stops working at once, and it can be reactivated with `POST
+         *     /users/{user_id}/reactivate`. Everyone receives a `realm_user` update
+         *     with `is_active: false`, and the owner and administrators a
+         *     `realm_bot` update. Refused (`BAD_REQUEST`) with "No such bot" and
+         *     "Insufficient permission" as `PATCH /bots/{bot_id}` is.
+         */
+        delete: operations["deactivate-bot"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a bot
+         * @description Lets a bot's owner, or an administrator, change the bot: its full
+         *     name, owner, role (administrators only; owners only to or from the
+         *     owner role), default channels (an empty string clears one), the
+         *     endpoint of an outgoing webhook bot and its configuration.
+         *
+         *     The bot's owner (both the previous and the new one when it changes
+         *     hands) and the administrators receive `realm_bot` events (`op:
+         *     update`, or `add` and `delete` for owners who gain or lose the bot);
+         *     everyone receives a `realm_user` update for a new name or role.
+         *
+         *     Refused (`BAD_REQUEST`) with "No such bot" for an ID that names no
+         *     bot of the organization, "Insufficient permission" for users who
+         *     neither own the bot nor administer the organization, "Failed to
+         *     change owner, no such user", "Failed to change owner, user is
+         *     deactivated", "Failed to change owner, bots can't own other bots",
+         *     and the refusals of `POST /bots` for the fields given.
+         */
+        patch: operations["update-bot"];
+        trace?: never;
+    };
+    "/bots/{bot_id}/api_key/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate a bot's API key
+         * @description Lets a bot's owner, or an administrator, replace the bot's API key:
+         *     the old key stops working at once. The owner and the administrators
+         *     receive a `realm_bot` update with the new key. Refused
+         *     (`BAD_REQUEST`) with "No such bot" and "Insufficient permission" as
+         *     `PATCH /bots/{bot_id}` is.
+         */
+        post: operations["regenerate-bot-api-key"];
         delete?: never;
         options?: never;
         head?: never;
@@ -443,6 +597,109 @@ export interface paths {
          *     end-to-end-encrypted push devices.
          */
         post: operations["add-apns-token"];
+        /**
+         * Remove an APNs device token
+         * @description Stops push notifications through Apple's service to the requester's
+         *     device with this token. Human users only (bots get `BAD_REQUEST`
+         *     "This endpoint is not available to bots."). The token is checked as
+         *     when it is added ("Empty or invalid length token", "Invalid APNS
+         *     token"); a token the requester has not registered gives `BAD_REQUEST`
+         *     "Token does not exist".
+         */
+        delete: operations["remove-apns-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/android_gcm_reg_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an FCM registration token
+         * @deprecated
+         * @description Registers an Android device's Firebase Cloud Messaging token so that
+         *     the requester's device receives push notifications. Registering the
+         *     same token again changes nothing. Human users only (bots get
+         *     `BAD_REQUEST` "This endpoint is not available to bots."). An empty
+         *     token or one longer than 4096 characters gives `BAD_REQUEST` "Empty or
+         *     invalid length token".
+         *     Deprecated in feature level 406, in favour of the registration of
+         *     end-to-end-encrypted push devices.
+         */
+        post: operations["add-fcm-token"];
+        /**
+         * Remove an FCM registration token
+         * @description Stops push notifications to the requester's Android device with this
+         *     token. Human users only (bots get `BAD_REQUEST` "This endpoint is not
+         *     available to bots."). An empty token or one longer than 4096
+         *     characters gives `BAD_REQUEST` "Empty or invalid length token"; a
+         *     token the requester has not registered, "Token does not exist".
+         */
+        delete: operations["remove-fcm-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mobile_push/test_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to mobile devices
+         * @description Asks for a test push notification to one of the requester's devices
+         *     (`token`, as registered with POST /users/me/apns_device_token or POST
+         *     /users/me/android_gcm_reg_id) or, without `token`, to all of them.
+         *     This server has no push notification service configured (neither its
+         *     own APNs and FCM credentials nor Zulip's mobile push notification
+         *     service), so, as Zulip does then, the request succeeds and nothing is
+         *     delivered. A `token` the requester has not registered gives
+         *     `INVALID_PUSH_DEVICE_TOKEN` "Device not recognized". Human users only:
+         *     bots get `BAD_REQUEST` "This endpoint does not accept bot requests.".
+         *     Feature level 217.
+         */
+        post: operations["test-notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calls/bigbluebutton/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Create a BigBlueButton video call
+         * @description Makes the address of a new BigBlueButton call, for a message to link
+         *     to. As in Zulip, the address is the server's own
+         *     `/calls/bigbluebutton/join` page with the call's details (a random
+         *     meeting ID, `meeting_name`, `voice_only` and the requester as its
+         *     moderator) signed by the server, so that nobody can change them;
+         *     nothing is asked of a BigBlueButton server here. This server has no
+         *     BigBlueButton server configured, so the join page does not open a call.
+         *     A missing `meeting_name` gives `REQUEST_VARIABLE_MISSING`.
+         *     Changed in feature level 337: `voice_only`, and only the creator is the
+         *     call's moderator.
+         */
+        get: operations["create-big-blue-button-video-call"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -487,8 +744,7 @@ export interface paths {
          *     Refused with `BAD_REQUEST` when a user or group ID does not exist,
          *     when the name is empty, longer than 100 characters, already used, or
          *     starts with `@`, `role:`, `user:`, `stream:` or `channel:`, and when a
-         *     permission setting gets a value it does not allow (some settings answer
-         *     `SYSTEM_GROUP_REQUIRED` instead).
+         *     permission setting gets a value it does not allow.
          *     Settings that are not sent take their defaults: adding members and
          *     managing the group go to the creator alone, joining and removing
          *     members go to nobody, leaving and mentioning go to everyone.
@@ -642,7 +898,23 @@ export interface paths {
          */
         get: operations["get-user-group-subgroups"];
         put?: never;
-        post?: never;
+        /**
+         * Update subgroups of a user group
+         * @description Adds and removes direct subgroups of a group: `add` first, then
+         *     `delete`, in one change. Adding needs the group's
+         *     `can_add_members_group` (or the right to manage the group), removing
+         *     needs the right to manage it; otherwise `BAD_REQUEST` "Insufficient
+         *     permission". Subgroups must be named, active groups of the
+         *     organization. Refused with `BAD_REQUEST`: neither list given, an
+         *     unknown group ID, a group that is already a direct subgroup, one whose
+         *     own subgroups at any depth include the group (which would make a
+         *     cycle), and removing a group that is not a direct subgroup. Guests and
+         *     bots are refused. Each list that changed sends a `user_group` event
+         *     (`add_subgroups`, then `remove_subgroups`) to the whole organization.
+         *     The same changes can be made with `add_subgroups` and
+         *     `delete_subgroups` of POST /user_groups/{user_group_id}/members.
+         */
+        post: operations["update-user-group-subgroups"];
         delete?: never;
         options?: never;
         head?: never;
@@ -674,6 +946,43 @@ export interface paths {
          */
         post: operations["create-custom-profile-field"];
         delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder custom profile fields
+         * @description Lets an organization administrator set the order in which the custom
+         *     profile fields are shown. `order` must name every field of the
+         *     organization exactly once. Everyone in the organization receives a
+         *     `custom_profile_fields` event with the fields in their new order.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for users below administrator, and with
+         *     `BAD_REQUEST` when the list leaves out a field, names one twice or
+         *     names one that does not exist ("Invalid order mapping.").
+         */
+        patch: operations["reorder-custom-profile-fields"];
+        trace?: never;
+    };
+    "/realm/profile_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom profile field
+         * @description Lets an organization administrator delete a custom profile field,
+         *     with every user's value of it. Everyone in the organization receives
+         *     a `custom_profile_fields` event with the remaining fields.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for users below administrator, and with
+         *     `BAD_REQUEST` when the organization has no field with this ID
+         *     ("Field id 99 not found.").
+         */
+        delete: operations["delete-custom-profile-field"];
         options?: never;
         head?: never;
         patch?: never;
@@ -721,10 +1030,437 @@ export interface paths {
          *     and when an active custom emoji already has the name.
          */
         post: operations["upload-custom-emoji"];
+        /**
+         * Deactivate custom emoji
+         * @description Deactivates the organization's active custom emoji called
+         *     `emoji_name`. Members may deactivate the custom emoji they uploaded;
+         *     organization administrators and owners may deactivate any.
+         *     The emoji is not deleted: it stays in `GET /realm/emoji` and in
+         *     `realm_emoji` with `deactivated: true`, its image stays served, and
+         *     the reactions and statuses that use it keep showing it. It can no
+         *     longer be used in new reactions, statuses or messages, and its name
+         *     can be given to a new custom emoji. Every active user of the
+         *     organization gets a `realm_emoji` event (op `update`) carrying the
+         *     whole map of the organization's custom emoji.
+         *     - No active custom emoji of that name: 404 with code `BAD_REQUEST`
+         *       ("Emoji 'name' does not exist"; 400 before feature level 190).
+         *     - A member who is not the emoji's author: `BAD_REQUEST` ("Must be an
+         *       organization administrator or emoji author").
+         */
+        delete: operations["deactivate-custom-emoji"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get linkifiers
+         * @description Lists the organization's linkifiers in the order they apply: regular
+         *     expressions whose matches in messages and topics become links to a
+         *     URL made from the match. Where matches of two linkifiers overlap, the
+         *     one listed first wins. Any user of the organization may list them.
+         *     Changed in feature level 54: added.
+         */
+        get: operations["get-linkifiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder linkifiers
+         * @description Lets an organization administrator set the order in which the
+         *     linkifiers apply. `ordered_linkifier_ids` must name every linkifier of
+         *     the organization exactly once. Everyone in the organization receives
+         *     a `realm_linkifiers` event with the list in its new order (none when
+         *     the organization has no linkifiers).
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for other users, and with `BAD_REQUEST` when an ID
+         *     appears twice ("The ordered list must not contain duplicated
+         *     linkifiers") or when the list leaves out a linkifier or names one
+         *     that does not exist ("The ordered list must enumerate all existing
+         *     linkifiers exactly once").
+         *     Changed in feature level 202: added.
+         */
+        patch: operations["reorder-linkifiers"];
+        trace?: never;
+    };
+    "/realm/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a linkifier
+         * @description Lets an organization administrator add a linkifier, which applies
+         *     after the existing ones. Surrounding whitespace is removed from both
+         *     parameters. Everyone in the organization receives a
+         *     `realm_linkifiers` event with the whole new list; messages sent from
+         *     then on are rendered with it.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator,
+         *     and with `BAD_REQUEST` when a parameter is empty ("This field cannot
+         *     be blank."), the URL template is not a valid RFC 6570 template
+         *     ("Invalid URL template."), RE2 refuses the pattern ("Bad regular
+         *     expression: missing ): (foo"), the template uses a name that is not a
+         *     named group of the pattern ("Group 'id' in URL template is not
+         *     present in linkifier pattern.") or the pattern has a named group the
+         *     template does not use ("Group 'id' in linkifier pattern is not
+         *     present in URL template."), or another linkifier has the same
+         *     pattern ("Realm filter with this Realm and Pattern already exists.").
+         *     These refusals carry every problem found in `errors`, by field.
+         */
+        post: operations["add-linkifier"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/realm/filters/{filter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a linkifier
+         * @description Lets an organization administrator remove a linkifier; messages sent
+         *     before keep their links. Everyone in the organization receives a
+         *     `realm_linkifiers` event. Refused with `UNAUTHORIZED_PRINCIPAL` for
+         *     users below administrator, and with "Linkifier not found."
+         *     (`BAD_REQUEST`) when the organization has no linkifier with this ID.
+         */
+        delete: operations["remove-linkifier"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a linkifier
+         * @description Lets an organization administrator replace a linkifier's pattern and
+         *     URL template; its place in the order is kept. The checks and the
+         *     refusals are those of `POST /realm/filters`; a linkifier of another
+         *     organization, or none, is "Linkifier not found." (`BAD_REQUEST`).
+         *     Everyone in the organization receives a `realm_linkifiers` event.
+         *     Changed in feature level 57: added.
+         */
+        patch: operations["update-linkifier"];
+        trace?: never;
+    };
+    "/realm/playgrounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a code playground
+         * @description Lets an organization administrator add a code playground: a site
+         *     that code blocks of one language link to, their content filling the
+         *     `{code}` variable of the URL template. Surrounding whitespace is
+         *     removed from every parameter. Everyone in the organization receives
+         *     a `realm_playgrounds` event with the whole new list.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for users below administrator, and with
+         *     `BAD_REQUEST` when `pygments_language` is longer than 40 characters
+         *     ("pygments_language is too long (limit: 40 characters)") or holds
+         *     characters other than lower-case letters, digits and `_+,-./#`
+         *     ("Invalid characters in pygments language"), when a parameter is
+         *     empty ("This field cannot be blank."), when the URL template is not
+         *     a valid RFC 6570 template ("Invalid URL template."), lacks the `code`
+         *     variable ("Missing the required variable "code" in the URL
+         *     template") or has another one (""code" should be the only variable
+         *     present in the URL template"), and when the organization has a
+         *     playground of that name for that language ("Realm playground with
+         *     this Realm, Pygments language and Name already exists."). Refusals
+         *     of the stored form carry every problem found in `errors`, by field.
+         *     Changed in feature level 196: `url_template` replaced
+         *     `url_prefix`. Changed in feature level 49: added.
+         */
+        post: operations["add-code-playground"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/playgrounds/{playground_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a code playground
+         * @description Lets an organization administrator remove a code playground.
+         *     Everyone in the organization receives a `realm_playgrounds` event
+         *     with the remaining ones.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for users below administrator, and with "Invalid
+         *     playground" (`BAD_REQUEST`) when the organization has no playground
+         *     with this ID.
+         *     Changed in feature level 49: added.
+         */
+        delete: operations["remove-code-playground"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the organization's email domains
+         * @description Lists the organization's email domains, oldest first: when the
+         *     organization restricts signups to its domains, addresses at these
+         *     (and, for those with `allow_subdomains`, at their subdomains) may
+         *     join. Any user of the organization may list them.
+         */
+        get: operations["get-realm-domains"];
+        put?: never;
+        /**
+         * Add an email domain
+         * @description Lets an organization owner add an email domain. The domain is
+         *     trimmed and lower-cased. Everyone in the organization receives a
+         *     `realm_domains` event (op `add`).
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     owner") for other users, and with `BAD_REQUEST` when the domain is
+         *     not a domain name ("Invalid domain: Domain must have at least one
+         *     dot (.)", and the like for an empty domain, one longer than 255
+         *     characters, one starting or ending with a dot, with two dots in a
+         *     row, with a part starting or ending with `-`, or with characters
+         *     other than letters, digits, `.` and `-`), or when the organization
+         *     has it already ("The domain example.com is already a part of your
+         *     organization.").
+         */
+        post: operations["create-realm-domain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an email domain
+         * @description Lets an organization owner remove an email domain. Everyone in the
+         *     organization receives a `realm_domains` event (op `remove`).
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     owner") for other users, and with `BAD_REQUEST` when the
+         *     organization does not have the domain ("No entry found for domain
+         *     unknown.example.com.").
+         */
+        delete: operations["delete-realm-domain"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an email domain
+         * @description Lets an organization owner change whether addresses at subdomains of
+         *     an email domain may join too. Everyone in the organization receives
+         *     a `realm_domains` event (op `change`).
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     owner") for other users, and with `BAD_REQUEST` when the
+         *     organization does not have the domain ("No entry found for domain
+         *     unknown.example.com.").
+         */
+        patch: operations["update-realm-domain"];
+        trace?: never;
+    };
+    "/users/me/onboarding_steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an onboarding step as read
+         * @description Records that the user has seen an onboarding step (a one-time notice
+         *     or action of the clients), so that it is no longer offered: the
+         *     user's clients receive an `onboarding_steps` event listing the steps
+         *     still ahead, as the `onboarding_steps` key of `POST /register` does.
+         *     Marking a step again changes nothing.
+         *     Refused with `BAD_REQUEST` for bots ("This endpoint does not accept
+         *     bot requests.") and for a name that is not an onboarding step
+         *     ("Unknown onboarding_step: intro_nonsense").
+         *     Changed in feature level 233: renamed from `POST
+         *     /users/me/hotspots`, with `onboarding_step` in place of `hotspot`.
+         */
+        post: operations["mark-onboarding-step-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Lets an organization administrator make a channel a default channel:
+         *     new users join the default channels when their account is created.
+         *     Nothing changes when the channel already is one. Every active user
+         *     of the organization but guests receives a `default_streams` event
+         *     with the IDs of all default channels.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator;
+         *     with `BAD_REQUEST` "Invalid channel ID" for a channel that does not
+         *     exist, is archived, or whose messages the administrator cannot read,
+         *     and "Private channels cannot be made default." for a private channel.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Lets an organization administrator take a channel out of the default
+         *     channels. Every active user of the organization but guests receives a
+         *     `default_streams` event. Refused with `UNAUTHORIZED_PRINCIPAL` for
+         *     users below administrator, and with "Invalid channel ID" for a
+         *     channel that does not exist or is archived.
+         */
+        delete: operations["remove-default-stream"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_stream_groups/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a default channel group
+         * @description Lets an organization administrator create a default channel group: a
+         *     named set of channels that new users may choose to join together.
+         *     Every active user of the organization but guests receives a
+         *     `default_stream_groups` event with all the groups.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator,
+         *     and with `BAD_REQUEST` when a channel name is unknown ("Invalid
+         *     channel name 'nowhere'"), a channel is a default channel
+         *     ("'general' is a default channel and cannot be added to 'Sales'"),
+         *     the name is blank ("Invalid default channel group name ' '"), longer
+         *     than 60 characters or holds a NULL character, or another group has
+         *     the name ("Default channel group 'Sales' already exists").
+         */
+        post: operations["create-default-stream-group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_stream_groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a default channel group
+         * @description Lets an organization administrator delete a default channel group;
+         *     its channels are not changed. Every active user of the organization
+         *     but guests receives a `default_stream_groups` event. Refused with
+         *     `UNAUTHORIZED_PRINCIPAL` for users below administrator, and with
+         *     `BAD_REQUEST` when the group does not exist.
+         */
+        delete: operations["remove-default-stream-group"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a default channel group
+         * @description Lets an organization administrator rename a default channel group or
+         *     change its description. Every active user of the organization but
+         *     guests receives a `default_stream_groups` event.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator,
+         *     and with `BAD_REQUEST` when neither parameter is given (or both are
+         *     empty: 'You must pass "new_description" or "new_group_name".'), the
+         *     group does not exist ("Default channel group with id '9' does not
+         *     exist."), the group already has the new name ("This default channel
+         *     group is already named 'Sales'"), the new name is not valid, or
+         *     another group has it ("Default channel group 'Sales' already
+         *     exists").
+         */
+        patch: operations["update-default-stream-group-info"];
+        trace?: never;
+    };
+    "/default_stream_groups/{group_id}/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Add or remove channels of a default channel group
+         * @description Lets an organization administrator add channels to a default channel
+         *     group (`op` `add`) or remove them (`op` `remove`). Every active user
+         *     of the organization but guests receives a `default_stream_groups`
+         *     event. Refused with `UNAUTHORIZED_PRINCIPAL` for users below
+         *     administrator, and with `BAD_REQUEST` when the group does not exist,
+         *     a channel name is unknown, a channel to add is a default channel or
+         *     already in the group ("Channel 'design' is already present in default
+         *     channel group 'Sales'"), a channel to remove is not in the group
+         *     ("Channel 'design' is not present in default channel group 'Sales'"),
+         *     or `op` is neither ('Invalid value for "op". Specify one of "add" or
+         *     "remove".').
+         */
+        patch: operations["update-default-stream-group-streams"];
         trace?: never;
     };
     "/user_uploads": {
@@ -754,6 +1490,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user_uploads/{realm_id_str}/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a temporary URL for an uploaded file
+         * @description Answers a URL at which an uploaded file the requester may see can be
+         *     downloaded without credentials for 60 seconds, for clients that hand
+         *     downloads to a browser or the operating system. The URL has the form
+         *     `/user_uploads/temporary/{token}/{name}`, relative to the server;
+         *     after it expires, or with a token that was tampered with, it answers
+         *     `400` "Invalid token" (and "Invalid filename" when its last part is
+         *     not the file's stored name).
+         *     The path parameters are those of the file's own URL,
+         *     `/user_uploads/{realm_id_str}/{filename}`. A file that does not exist
+         *     in the requester's organization answers `404` (`NOT_FOUND`, "This
+         *     file does not exist or has been deleted."); one the requester may not
+         *     see answers `403` ("You are not authorized to view this file.").
+         *     Feature level 1.
+         */
+        get: operations["get-file-temporary-url"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/attachments": {
         parameters: {
             query?: never;
@@ -775,6 +1543,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Deletes one of the requester's uploaded files: the stored file and its
+         *     record. Messages that link to it keep the link, which then leads
+         *     nowhere. The requester's clients get an `attachment` event of op
+         *     `remove` naming the file's ID, with the organization's new
+         *     `upload_space_used`. A file that does not exist or was uploaded by
+         *     someone else gives `BAD_REQUEST` "Invalid attachment".
+         */
+        delete: operations["remove-attachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -790,15 +1583,32 @@ export interface paths {
         head?: never;
         /**
          * Update settings
-         * @description Changes the requester's own settings: their name, who may see their
-         *     email address, and personal preferences. Only the settings sent change.
-         *     Parameters the endpoint does not know are named in
-         *     `ignored_parameters_unsupported` (feature level 78; before it, the
-         *     answer echoed the changed values).
-         *     Refused with `BAD_REQUEST` when a value is out of range or when
-         *     `timezone` is not a known IANA time zone. Changes are sent to the
-         *     user's clients as `user_settings` events (and a name change to
-         *     everyone as a `realm_user` update).
+         * @description Changes the requester's own settings: their name and any of the
+         *     personal settings of the `user_settings` object of `POST /register`.
+         *     Only the settings sent change; a value equal to the current one changes
+         *     nothing and sends no event. Parameters the endpoint does not know are
+         *     named in `ignored_parameters_unsupported` (feature level 78; before it,
+         *     the answer echoed the changed values). Feature level 80 merged the
+         *     display and notification settings endpoints into this one.
+         *
+         *     The whole request is refused, changing nothing, with `BAD_REQUEST` when
+         *     a value is not of its type (`enter_sends is not a boolean`), not one
+         *     of its choices (`Invalid color_scheme`), out of range
+         *     (`web_font_size_px is too large`), or fails the setting's own check:
+         *     `timezone is not a recognized time zone`, `Invalid default_language`,
+         *     `Invalid notification sound 'NAME'`,
+         *     `Invalid email batching period: N seconds`, `Name too short!`.
+         *
+         *     Each changed setting is sent to the user's clients as a
+         *     `user_settings` event of op `update` (`property`, `value`, and
+         *     `language_name` for `default_language`). Clients registered without
+         *     the `user_settings_object` capability also get the legacy event:
+         *     `update_display_settings` (`setting_name`, `setting`) for the display
+         *     settings and `timezone`, `update_global_notifications`
+         *     (`notification_name`, `setting`) for the notification settings, each
+         *     with the user's `email`. A new name or time zone goes to everyone as a
+         *     `realm_user` update; a new email visibility or presence setting
+         *     updates what others see of the user.
          */
         patch: operations["update-settings"];
         trace?: never;
@@ -946,7 +1756,11 @@ export interface paths {
          *       answer is `BAD_REQUEST` "Invalid parameters". When `is_private` is
          *       sent without `history_public_to_subscribers`, history becomes
          *       protected for a private channel and public for a public one.
-         *     - A default channel cannot be made private.
+         *     - A default channel cannot be made private, nor a private channel a
+         *       default channel ("A default channel cannot be private."), and only
+         *       organization administrators may change `is_default_stream`
+         *       (`UNAUTHORIZED_PRINCIPAL`); the change reaches every user but guests
+         *       as a `default_streams` event.
          *     - `message_retention_days` may be changed only by organization owners,
          *       and not on plans without message retention.
          *     - `topics_policy` needs the organization's permission to set topic
@@ -1008,6 +1822,140 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}/delete_topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a topic
+         * @description Deletes every message of a topic in a channel, which removes the
+         *     topic itself. Organization administrators only (others get
+         *     `UNAUTHORIZED_PRINCIPAL` "Must be an organization administrator").
+         *     The topic name is matched without regard to case; the empty topic
+         *     may be named by the empty string or by `realm_empty_topic_display_name`.
+         *     Only messages the administrator can read are deleted: in a channel
+         *     with protected history, those they received. A channel whose messages
+         *     the requester cannot read gives `BAD_REQUEST` "Invalid channel ID".
+         *     Messages are deleted in batches of 100, each in its own transaction,
+         *     newest first; recipients of each batch get `delete_message` events
+         *     (and, when the channel's oldest message goes, a `stream` update of
+         *     `first_message_id`). When the work takes too long, the answer is a
+         *     success with `complete: false` and the request should be repeated
+         *     until `complete` is true. Feature level 211 (`complete`).
+         */
+        post: operations["delete-topic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel_folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get channel folders
+         * @description Lists the organization's channel folders, in the order clients show
+         *     them (by `order`, then by ID). Archived folders are left out unless
+         *     `include_archived` is true. Any user of the organization may list
+         *     them.
+         *     Changed in feature level 389: added.
+         */
+        get: operations["get-channel-folders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder channel folders
+         * @description Lets an organization administrator set the order in which clients
+         *     show the channel folders: `order` must name every folder of the
+         *     organization, archived ones included; each folder's `order` becomes
+         *     its index in the list. Everyone in the organization receives a
+         *     `channel_folder` event (op `reorder`) with the list.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for other users, and with `BAD_REQUEST` ("Invalid
+         *     order mapping.") when the list leaves out a folder.
+         *     Changed in feature level 414: added (Zulip 11.0); this server offers
+         *     it at its lower feature level too.
+         */
+        patch: operations["reorder-channel-folders"];
+        trace?: never;
+    };
+    "/channel_folders/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a channel folder
+         * @description Lets an organization administrator create a channel folder, shown
+         *     after the existing ones (its `order` is its ID). The name is kept as
+         *     sent; the description is Markdown, rendered like a channel's.
+         *     Everyone in the organization receives a `channel_folder` event (op
+         *     `add`) with the new folder.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator,
+         *     and with `BAD_REQUEST` when the name is blank ("Channel folder name
+         *     can't be empty."), holds a character that cannot be printed
+         *     ("Invalid character in channel folder name, at position 3."), or is
+         *     the name of another folder of the organization, archived or not,
+         *     whatever the case ("Channel folder 'frontend' already exists").
+         *     Changed in feature level 389: added.
+         */
+        post: operations["create-channel-folder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel_folders/{channel_folder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a channel folder
+         * @description Lets an organization administrator rename a channel folder, change
+         *     its description, or archive or unarchive it. Values equal to the
+         *     current ones change nothing. Everyone in the organization receives a
+         *     `channel_folder` event (op `update`) for each property changed, with
+         *     the new value in `data` (a new description comes with its
+         *     `rendered_description`).
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` for users below administrator,
+         *     and with `BAD_REQUEST` when the organization has no folder with this
+         *     ID ("Invalid channel folder ID"), when the new name breaks the rules
+         *     of `POST /channel_folders/create` (the folder's own name counts, so a
+         *     change of case alone is refused), or when archiving a folder that
+         *     still holds channels that are not archived ("You need to remove all
+         *     the channels from this folder to archive it.").
+         *     Changed in feature level 389: added.
+         */
+        patch: operations["update-channel-folder"];
         trace?: never;
     };
     "/users/me/subscriptions": {
@@ -1233,6 +2181,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message
+         * @description Renders Markdown with the server's own renderer and returns the HTML,
+         *     exactly as a message with this content sent by the requester would be
+         *     rendered (mentions, channel links, custom emoji and links to uploaded
+         *     files included). Nothing is stored and nobody is notified; clients use
+         *     it for previews. An empty `content` renders to an empty string.
+         *
+         *     TeX math is rendered with KaTeX, in Zulip's shapes: `$$...$$` on one
+         *     line is inline math, a `<span class="katex">` (a single `$` is plain
+         *     text), and a ```` ```math ```` (or `~~~math`) fence is display math,
+         *     a paragraph holding one `<span class="katex-display">` per
+         *     blank-line-separated expression. KaTeX's HTML holds both MathML
+         *     (`katex-mathml`, with the TeX in an `annotation`) and styled spans
+         *     (`katex-html`). TeX that KaTeX rejects is not an error: it is shown as
+         *     written (with its `$$` delimiters when inline) in a
+         *     `<span class="tex-error">`.
+         *
+         *     Links are kept as written, except that links into the organization
+         *     itself become relative: `https://chat.example.com/user_uploads/...`
+         *     is rendered as `user_uploads/...` and `.../#narrow/...` as
+         *     `#narrow/...`; `/user_uploads/...` stays as it is.
+         *
+         *     Image previews follow the paragraph (or, in a list item, the end of
+         *     the item) holding a link to an image, outside quotes, when the
+         *     organization's `inline_image_preview` setting is on (it is, by
+         *     default): `<div class="message_inline_image"><a href="LINK"
+         *     title="TEXT"><img src="IMAGE"></a></div>`, with `title` only when the
+         *     link's text differs from its URL. A link to an uploaded image the
+         *     organization holds (PNG, JPEG, GIF, WebP, AVIF, HEIC or TIFF) is
+         *     previewed with the original file as `src` (this server makes no
+         *     thumbnails, so `src` never starts with `/user_uploads/thumbnail/`
+         *     and there are no `data-original-dimensions` attributes); a link to a
+         *     file elsewhere whose path ends in an image extension (`.png`, `.jpg`,
+         *     `.jpeg`, `.gif`, `.webp`, `.bmp`, `.jpe`) is previewed with that URL.
+         *     Links to MP4 and WebM videos (uploaded or not) get a player in the
+         *     same place instead: `<div class="message_inline_image
+         *     message_inline_video"><a href="LINK" title="TEXT"><video
+         *     preload="metadata" src="LINK"></video></a></div>`. A paragraph
+         *     holding nothing but such a bare URL is replaced by its preview. Each URL is previewed once, and a message with more than 24
+         *     previewable URLs gets none. Channel descriptions get no previews.
+         */
+        post: operations["render-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/flags": {
         parameters: {
             query?: never;
@@ -1249,12 +2255,123 @@ export interface paths {
          *     a message may carry (`mentioned`, `stream_wildcard_mentioned`,
          *     `topic_wildcard_mentioned`, `group_mentioned`, `has_alert_word`,
          *     `historical`, ...) are set by the server and refused here ("Flag not
-         *     editable"). Message IDs the user cannot access give "Invalid
-         *     message(s)". Adding a flag to a channel message the user never
-         *     received but may read creates the user's record for it, marked
-         *     `historical`.
+         *     editable"). A channel message the user never received but may read
+         *     counts as read and not starred; changing that creates the user's
+         *     record for it, marked `historical`, and doing so for a message the
+         *     user cannot access gives "Invalid message(s)" (marking such a message
+         *     read changes nothing and succeeds). Marking messages unread skips
+         *     those of channels the user is not subscribed to, and names those
+         *     channels in `ignored_because_not_subscribed_channels`. The user's
+         *     clients get one `update_message_flags` event listing the messages
+         *     whose flag changed (those that already had the asked value are left
+         *     out).
          */
         post: operations["update-message-flags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/flags/narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal message flags for narrow
+         * @description Adds a personal flag to, or removes it from, a range of the messages
+         *     of a narrow: the messages `GET /messages` would return for the same
+         *     `anchor`, `include_anchor`, `num_before`, `num_after` and `narrow`.
+         *     The server bounds the range to 5000 messages, keeping at least 2500
+         *     before the anchor when more were asked on both sides. Clients mark a
+         *     whole narrow by repeating the request from `last_processed_id` (or
+         *     `first_processed_id`) until `found_newest` (or `found_oldest`).
+         *     The flag rules are those of `POST /messages/flags`: only `read`,
+         *     `starred` and `collapsed` may change, messages of channels the user
+         *     is not subscribed to are never marked unread, and messages whose
+         *     flag already had the asked value are not counted. The user's clients
+         *     get one `update_message_flags` event listing the messages that
+         *     changed. Feature level 155.
+         */
+        post: operations["update-message-flags-for-narrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_all_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all messages as read
+         * @description Marks every message the user received as read. The user's clients get
+         *     one `update_message_flags` event with `all` true and an empty
+         *     `messages` list: they drop their whole unread state. Zulip deprecates
+         *     this operation for `POST /messages/flags/narrow`, which marks a large
+         *     history in bounded steps; here the work is always done in one step.
+         */
+        post: operations["mark-all-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_stream_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a channel as read
+         * @description Marks the user's unread messages of one channel as read. A channel
+         *     that does not exist or whose messages the user may not read gives
+         *     "Invalid channel ID". When any message changed, the user's clients
+         *     get an `update_message_flags` event listing them.
+         */
+        post: operations["mark-stream-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_topic_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a topic as read
+         * @description Marks the user's unread messages of one topic of a channel as read;
+         *     the topic matches whatever its case. A channel that does not exist or
+         *     whose messages the user may not read gives "Invalid channel ID"; a
+         *     topic in which the user holds no message gives "No such topic
+         *     '...'". The organization's `realm_empty_topic_display_name` and
+         *     `(no topic)` name the empty topic. When any message changed, the
+         *     user's clients get an `update_message_flags` event listing them.
+         */
+        post: operations["mark-topic-as-read"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1384,6 +2501,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{message_id}/read_receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message's read receipts
+         * @description Lists the users who have read a message the requester can access.
+         *     Left out: the sender, deactivated users, and users who turned off
+         *     their `send_read_receipts` setting. A user who marked the message as
+         *     unread again is not listed. Users who received the message but have
+         *     not read it are not reported at all.
+         *     A message that does not exist or that the requester cannot access
+         *     gives `BAD_REQUEST` "Invalid message(s)". An organization with
+         *     `enable_read_receipts` turned off gives `BAD_REQUEST` "Read receipts
+         *     are disabled in this organization.". Feature level 137.
+         */
+        get: operations["get-read-receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/{message_id}/reactions": {
         parameters: {
             query?: never;
@@ -1397,10 +2542,18 @@ export interface paths {
          * Add an emoji reaction
          * @description Adds the requesting user's emoji reaction to a message they can
          *     access. When `emoji_code` and `reaction_type` are left out they are
-         *     looked up from `emoji_name` (custom emoji first, then the server's
-         *     extra emoji, then Unicode emoji). An unknown or invalid emoji gives
-         *     `BAD_REQUEST`; reacting twice with the same emoji gives
-         *     `REACTION_ALREADY_EXISTS`.
+         *     looked up from `emoji_name` (custom emoji first, then the extra emoji
+         *     `zulip`, then Unicode emoji). A Unicode emoji may be named by its
+         *     canonical name or any alias (`+1`, `thumbs_up` and `like` are one
+         *     emoji, code `1f44d`); the reaction is stored, read back and sent in
+         *     events under the canonical name (`+1`). Reacting with the code of an
+         *     emoji someone already reacted with on the message is a vote for that
+         *     reaction and takes its name. An unknown or invalid emoji gives
+         *     `BAD_REQUEST` ("Emoji 'x' does not exist", "Invalid emoji name.",
+         *     "Invalid emoji code.", "Invalid custom emoji.", "This custom emoji has
+         *     been deactivated."); reacting twice with the same emoji gives
+         *     `REACTION_ALREADY_EXISTS`. Everyone who can read the message gets a
+         *     `reaction` event (op `add`).
          */
         post: operations["add-reaction"];
         /**
@@ -1420,6 +2573,9 @@ export interface paths {
          *       gives `BAD_REQUEST` ("Invalid emoji code."); a reaction the user does
          *       not have gives `REACTION_DOES_NOT_EXIST` ("Reaction doesn't
          *       exist."; feature level 193, `BAD_REQUEST` before).
+         *     - A Unicode emoji may be named by any of its names (`thumbs_up` removes
+         *       the `+1` reaction); the `reaction` event (op `remove`) names it as
+         *       stored.
          */
         delete: operations["remove-reaction"];
         options?: never;
@@ -1770,10 +2926,775 @@ export interface paths {
         patch: operations["edit-navigation-view"];
         trace?: never;
     };
+    "/saved_snippets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get saved snippets
+         * @description Lists the snippets the user has saved: texts kept on the server for
+         *     inserting into the messages they write, oldest first.
+         *     Changed in feature level 297: added.
+         */
+        get: operations["get-saved-snippets"];
+        put?: never;
+        /**
+         * Create a saved snippet
+         * @description Saves a snippet for the user and answers with its ID. Whitespace
+         *     around the title and the content is removed; either one left empty
+         *     is refused with `BAD_REQUEST` ("title is too short." or "content is
+         *     too short."). The user's clients learn of the snippet through a
+         *     `saved_snippets` event (op `add`).
+         *     Changed in feature level 297: added.
+         */
+        post: operations["create-saved-snippet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/saved_snippets/{saved_snippet_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved snippet
+         * @description Deletes one of the user's snippets. The user's clients learn of it
+         *     through a `saved_snippets` event (op `remove`).
+         *     Answers 404 with `BAD_REQUEST` ("Saved snippet does not exist.") when
+         *     no snippet with this ID belongs to the user.
+         *     Changed in feature level 297: added.
+         */
+        delete: operations["delete-saved-snippet"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a saved snippet
+         * @description Changes the title or the content of one of the user's snippets, with
+         *     the rules of `POST /saved_snippets`. A request changing neither
+         *     succeeds without doing anything. The user's clients learn of the
+         *     change through a `saved_snippets` event (op `update`) carrying the
+         *     whole snippet.
+         *     Answers 404 with `BAD_REQUEST` ("Saved snippet does not exist.") when
+         *     no snippet with this ID belongs to the user.
+         *     Changed in feature level 368: added.
+         */
+        patch: operations["edit-saved-snippet"];
+        trace?: never;
+    };
+    "/external/json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a JSON payload (generic JSON integration)
+         * @description The generic JSON integration: any service that can send a webhook
+         *     posts here, and the payload, the whole JSON object of the request
+         *     body (not a set of parameters), becomes a message showing it as a
+         *     `json` code block, indented by two spaces as Zulip's Python
+         *     `json.dumps(payload, indent=2)` writes it (characters outside ASCII
+         *     written as `\uXXXX`). The message's client is `ZulipJSONWebhook`.
+         *     Credentials are an incoming webhook bot's API key in the `api_key`
+         *     query parameter, as webhook URLs carry it, or HTTP basic
+         *     credentials; any user's key works. Without either, `REQUEST_VARIABLE_MISSING`
+         *     names `api_key`; a wrong key is `UNAUTHORIZED`.
+         *     - With `stream` (a channel name or ID), the message goes to that
+         *       channel, in `topic` (default `JSON`), with the usual permissions to
+         *       post there (`BAD_REQUEST` otherwise). If no such channel exists,
+         *       the request still succeeds, as in Zulip, and the bot's owner gets a
+         *       direct message saying so (at most one every five minutes per bot;
+         *       sent by the bot itself, as this server has no notification bot).
+         *     - Without `stream`, the message is a direct message to the bot's
+         *       owner (to the sender itself for users without an owner).
+         *     The body must be `application/json` holding an object: other types are
+         *     refused with `UNSUPPORTED_MEDIA_TYPE`, malformed or missing JSON with
+         *     `BAD_REQUEST`.
+         */
+        post: operations["json-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get reminders
+         * @description Lists the user's message reminders that have not been delivered yet,
+         *     earliest delivery first. Each is the direct message Notification Bot
+         *     will send the user at `scheduled_delivery_timestamp`.
+         *     Added in Zulip 11.0.
+         */
+        get: operations["get-reminders"];
+        put?: never;
+        /**
+         * Create a message reminder
+         * @description Schedules a reminder of a message the user can read: at
+         *     `scheduled_delivery_timestamp`, Notification Bot sends the user a
+         *     direct message quoting it, with a link to it and the optional
+         *     `note`. The text of that message is written now (later edits of the
+         *     message do not change it) and is the reminder's `content`. The
+         *     user's clients learn of the reminder through a `reminders` event (op
+         *     `add`); once delivered, it leaves the list with a `reminders` event
+         *     (op `remove`).
+         *     Refused with `BAD_REQUEST` when the time is not in the future
+         *     ("Scheduled delivery time must be in the future."), when the message
+         *     does not exist or the user cannot read it ("Invalid message(s)"), or
+         *     when the note is longer than `max_reminder_note_length` once
+         *     trailing whitespace is removed ("Maximum reminder note length: 1000
+         *     characters").
+         *     Added in Zulip 11.0 (feature level 381); `note` in feature level 415.
+         */
+        post: operations["create-message-reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reminders/{reminder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reminder
+         * @description Cancels one of the user's reminders that has not been delivered. The
+         *     user's clients learn of it through a `reminders` event (op `remove`).
+         *     Answers 404 with `BAD_REQUEST` ("Reminder does not exist") when the
+         *     user has no undelivered reminder with this ID.
+         *     Added in Zulip 11.0.
+         */
+        delete: operations["delete-reminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all data exports
+         * @description Lets an organization administrator list the organization's exports,
+         *     oldest first, pending, done, failed and deleted ones alike; a done
+         *     export that is not deleted has the address of its archive in
+         *     `export_url`. Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an
+         *     organization administrator") for other users.
+         */
+        get: operations["get-realm-exports"];
+        put?: never;
+        /**
+         * Create a data export
+         * @description Lets an organization administrator start an export of the
+         *     organization, and answers with its ID at once: the server writes the
+         *     archive in the background and stores it in its file store. A public
+         *     export (`export_type` 1, the default) holds no direct messages, no
+         *     messages of private channels and no drafts or scheduled messages; a
+         *     full export with consent (`export_type` 2) also holds those of the
+         *     users who allow exports of their private data
+         *     (`allow_private_data_export`). The organization's administrators
+         *     receive a `realm_export` event with the list of exports when the
+         *     export starts, and again when it succeeds or fails.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for other users, and with `BAD_REQUEST` ("Exceeded
+         *     rate limit.") after five exports within seven days.
+         *     Changed in feature level 304: `export_type` added.
+         */
+        post: operations["export-realm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a data export
+         * @description Lets an organization administrator delete a finished export: its
+         *     archive leaves the file store, and the export stays listed with its
+         *     `deleted_timestamp`. The administrators receive a `realm_export`
+         *     event. Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an
+         *     organization administrator") for other users, and with `BAD_REQUEST`
+         *     when the ID names no export of the organization ("Invalid data export
+         *     ID"), or an export already deleted ("Export already deleted"), one
+         *     that failed ("Export failed, nothing to delete") or one still being
+         *     written ("Export still in progress").
+         */
+        delete: operations["delete-realm-export"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get data export consent state
+         * @description Lets an organization administrator see, for each active user who is
+         *     not a bot, whether they allow exports of their private data (their
+         *     `allow_private_data_export` setting), which a full export with
+         *     consent follows. Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an
+         *     organization administrator") for other users.
+         *     Changed in feature level 295: added.
+         */
+        get: operations["get-realm-export-consents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all invitations
+         * @description The invitations the user controls that can still be used (neither
+         *     used, revoked nor expired), oldest first: every invitation of the
+         *     organization for administrators, the user's own for everyone else.
+         *     Email invitations carry `email` and `notify_referrer_on_join`,
+         *     reusable links `link_url`. Refused with `BAD_REQUEST` for guests ("Not
+         *     allowed for guest users") and bots.
+         */
+        get: operations["get-invites"];
+        put?: never;
+        /**
+         * Send invitations
+         * @description Invites people to the organization by email: each address gets a mail
+         *     with a link to the server's join page (`/join/<key>`), where the
+         *     invitee chooses a name and password. The new account gets the role
+         *     `invite_as`, joins the channels `stream_ids` and the user groups
+         *     `group_ids`, and the organization's default channels only with
+         *     `include_realm_default_subscriptions`. Each link works once, until
+         *     `invite_expires_in_minutes` (ten days by default; null for never).
+         *     Mail goes to the SMTP server of `SMTP_URL`, or without it into the
+         *     outbox that `npm run manage -- outbox` prints.
+         *
+         *     The user must hold `can_invite_users_group`; inviting moderators or
+         *     administrators needs an administrator, and owners an owner. The
+         *     organization's administrators and the user receive an
+         *     `invites_changed` event.
+         *
+         *     Refused with `BAD_REQUEST` for guests ("Not allowed for guest
+         *     users") and bots, without the permission ("Insufficient
+         *     permission"), without addresses ("You must specify at least one email
+         *     address."), for a channel the user cannot access ("Invalid channel ID
+         *     99. No invites were sent."), for channels when the user may not
+         *     subscribe others ("You do not have permission to subscribe other
+         *     users to channels."), for a group the user may not add members to
+         *     ("Invalid user group", "Insufficient permission"), or an unknown role
+         *     ("Invalid invite_as"); with `UNAUTHORIZED_PRINCIPAL` for a role above
+         *     the user's ("Must be an organization administrator", "Must be an
+         *     organization owner"). With `INVITATION_FAILED`, `errors` lists each
+         *     address not invited as `[email, reason, deactivated]`: when an address
+         *     is not valid nobody is invited ("Some emails did not validate, so we
+         *     didn't send any invitations."); when every address already has an
+         *     account, nobody is ("We weren't able to invite anyone."); when only
+         *     some have, the others are, and `sent_invitations` is true.
+         *
+         *     Changed in feature level 126: `invite_expires_in_minutes` replaced
+         *     `invite_expires_in_days`. Feature level 261:
+         *     `include_realm_default_subscriptions`. Feature level 267:
+         *     `notify_referrer_on_join`. This server sends no Notification Bot
+         *     message when an invitee joins.
+         */
+        post: operations["send-invites"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/multiuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a reusable invitation link
+         * @description Creates a link to the server's join page that any number of people
+         *     may use to create an account, until it expires
+         *     (`invite_expires_in_minutes`, ten days by default; null for never) or
+         *     is revoked. Accounts get the role `invite_as`, join the channels
+         *     `stream_ids` and the groups `group_ids`, and the organization's
+         *     default channels only with `include_realm_default_subscriptions`.
+         *
+         *     The user must hold `create_multiuse_invite_group`, which is
+         *     `role:administrators` on this server; creating links for moderators or
+         *     administrators needs an administrator, and for owners an owner. The
+         *     organization's administrators and the user receive an
+         *     `invites_changed` event.
+         *
+         *     Refused with `BAD_REQUEST` for guests and bots, without the permission
+         *     ("Insufficient permission"), for a channel the user cannot access
+         *     ("Invalid channel ID 99. No invites were sent."), for a group the user
+         *     may not add members to, or an unknown role ("Invalid invite_as"); with
+         *     `UNAUTHORIZED_PRINCIPAL` for a role above the user's ("Must be an
+         *     organization owner").
+         */
+        post: operations["create-invite-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an email invitation
+         * @description Sends the mail of an email invitation again, with the same link; the
+         *     expiry does not change. Anyone may resend their own invitations;
+         *     administrators also those of others (owners those for owners).
+         *     Refused with `BAD_REQUEST` for an invitation that does not exist, is
+         *     a link, or was used, revoked or has expired ("No such invitation"),
+         *     for guests and bots; with `UNAUTHORIZED_PRINCIPAL` for another
+         *     user's invitation without the role ("Must be an organization
+         *     administrator").
+         */
+        post: operations["resend-email-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an email invitation
+         * @description Revokes an email invitation: its link stops working. Anyone may
+         *     revoke their own invitations; administrators also those of others
+         *     (owners those for owners). The organization's administrators and the
+         *     invitation's referrer receive an `invites_changed` event.
+         *     Refused with `BAD_REQUEST` for an invitation that does not exist, is
+         *     a link, or was already used or revoked ("No such invitation"), for
+         *     guests and bots; with `UNAUTHORIZED_PRINCIPAL` for another user's
+         *     invitation without the role ("Must be an organization
+         *     administrator").
+         */
+        delete: operations["revoke-email-invite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/multiuse/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a reusable invitation link
+         * @description Revokes a reusable invitation link: it stops working. Anyone may
+         *     revoke their own links; administrators also those of others (owners
+         *     those for owners). The organization's administrators and the link's
+         *     creator receive an `invites_changed` event.
+         *     Refused with `BAD_REQUEST` for a link that does not exist or is an
+         *     email invitation ("No such invitation"), one already revoked
+         *     ("Invitation has already been revoked"), for guests and bots; with
+         *     `UNAUTHORIZED_PRINCIPAL` for another user's link without the role
+         *     ("Must be an organization administrator").
+         */
+        delete: operations["revoke-invite-link"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal preferences for a topic
+         * @description Sets the requesting user's visibility policy for one topic of a
+         *     channel: 0 removes any policy (the topic follows the channel's
+         *     settings), 1 mutes the topic, 2 unmutes it (in a muted channel), 3
+         *     follows it. Topics match without regard to case; the topic need not
+         *     hold any message yet. Setting the policy a topic already has, or
+         *     removing a policy it does not have, succeeds and changes nothing.
+         *     Setting a policy needs a channel whose messages the user may read and
+         *     that is not archived; removing one only needs a channel of the
+         *     organization. Otherwise `BAD_REQUEST` "Invalid channel ID". A topic
+         *     longer than 60 characters gives `BAD_REQUEST` "topic is too long
+         *     (limit: 60 characters)", a policy outside 0-3 "Invalid
+         *     visibility_policy".
+         *     A change reaches the user's clients as a `user_topic` event
+         *     (`stream_id`, `topic_name`, `last_updated`, `visibility_policy`), and
+         *     as the deprecated `muted_topics` event, with every muted topic as
+         *     `[channel name, topic, time muted]`, for clients that did not ask for
+         *     `user_topic` by name.
+         *     Changed in feature level 170: added.
+         */
+        post: operations["update-user-topic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/subscriptions/muted_topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Topic muting
+         * @description The older way to mute a topic, kept for clients written before
+         *     `POST /user_topics` (deprecated in feature level 170). The channel is
+         *     named by exactly one of `stream_id` and `stream`: neither gives
+         *     `BAD_REQUEST` "Missing 'stream_id' argument", both "Unsupported
+         *     parameter combination: stream_id, stream" (with `parameters`). `op`
+         *     `add` mutes the topic, in a channel whose messages the user may read
+         *     and that is not archived (else "Invalid channel ID", or "Invalid
+         *     channel name 'NAME'"); `remove` takes any policy off the topic, in
+         *     any channel of the organization (else "Topic is not muted"). As in
+         *     Zulip since feature level 170, muting a muted topic or unmuting one
+         *     that is not muted succeeds and changes nothing. The events are those
+         *     of `POST /user_topics`.
+         */
+        patch: operations["mute-topic"];
+        trace?: never;
+    };
+    "/users/me/muted_users/{muted_user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute a user
+         * @description Mutes a user of the organization (a bot, or a deactivated user, too)
+         *     for the requesting user. The muted user's messages to the user are
+         *     marked read at once (an `update_message_flags` event, op `add`, flag
+         *     `read`, when any was unread), and later ones arrive already read.
+         *     The user's clients get a `muted_users` event with every muted user as
+         *     `{id, timestamp}`. Refused with `BAD_REQUEST`: "Cannot mute self",
+         *     "No such user" (no user of the organization with this ID), "User
+         *     already muted".
+         *     Changed in feature level 48: added.
+         */
+        post: operations["mute-user"];
+        /**
+         * Unmute a user
+         * @description Unmutes a user the requesting user muted; messages already marked
+         *     read stay read. The user's clients get a `muted_users` event with the
+         *     remaining muted users. Refused with `BAD_REQUEST`: "No such user",
+         *     "User is not muted".
+         *     Changed in feature level 48: added.
+         */
+        delete: operations["unmute-user"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/alert_words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all alert words
+         * @description Lists the requesting user's alert words, in the order they were
+         *     added. A message whose content holds one of them as a whole word (any
+         *     case; the characters around it being the content's edges, spaces,
+         *     line breaks or punctuation) gets the `has_alert_word` flag for the
+         *     user when it arrives, which the `is:alerted` narrow finds.
+         */
+        get: operations["get-alert-words"];
+        put?: never;
+        /**
+         * Add alert words
+         * @description Adds alert words for the requesting user and answers with all of
+         *     them. Each word is trimmed of surrounding whitespace; empty ones are
+         *     dropped, and so are words the user already has in any case (of
+         *     several new words differing only in case, the last is kept). A word
+         *     longer than 100 characters gives `BAD_REQUEST` "alert_words[N] is too
+         *     long (limit: 100 characters)". The user's clients get an
+         *     `alert_words` event with every word.
+         */
+        post: operations["add-alert-words"];
+        /**
+         * Remove alert words
+         * @description Removes alert words of the requesting user, matched without regard
+         *     to case (words the user does not have are ignored), and answers with
+         *     the remaining ones. The user's clients get an `alert_words` event
+         *     with every remaining word.
+         */
+        delete: operations["remove-alert-words"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A message reminder not delivered yet. */
+        Reminder: {
+            /** @description The reminder's ID. */
+            reminder_id: number;
+            /**
+             * @description Always `private`; a reminder is a direct message to the user.
+             * @enum {string}
+             */
+            type: "private";
+            /** @description The user's own ID, the reminder's one recipient. */
+            to: number[];
+            /** @description The Markdown text Notification Bot will send. */
+            content: string;
+            /** @description That text rendered to HTML. */
+            rendered_content: string;
+            /** @description When the reminder is delivered (UNIX time, seconds). */
+            scheduled_delivery_timestamp: number;
+            /** @description True when the server tried to deliver the reminder and could not. */
+            failed: boolean;
+            /** @description The ID of the message the reminder is about. */
+            reminder_target_message_id: number;
+        };
+        /** @description The success body of get-reminders. */
+        GetRemindersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The user's undelivered reminders, earliest first. */
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /** @description The success body of create-message-reminder. */
+        CreateMessageReminderSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new reminder's ID. */
+            reminder_id: number;
+        };
+        /** @description A text the user saved for inserting into messages. */
+        SavedSnippet: {
+            /** @description The snippet's ID. */
+            id: number;
+            /** @description The snippet's title. */
+            title: string;
+            /** @description The snippet's text, in Markdown. */
+            content: string;
+            /** @description When the snippet was saved (UNIX time, seconds). */
+            date_created: number;
+        };
+        /** @description The success body of get-saved-snippets. */
+        GetSavedSnippetsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The user's snippets, oldest first. */
+            saved_snippets: components["schemas"]["SavedSnippet"][];
+        };
+        /** @description The success body of create-saved-snippet. */
+        CreateSavedSnippetSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new snippet's ID. */
+            saved_snippet_id: number;
+        };
+        /** @description A channel folder of the organization. */
+        ChannelFolder: {
+            /** @description The folder's ID. */
+            id: number;
+            /** @description The folder's name. */
+            name: string;
+            /** @description The folder's description, in Markdown. */
+            description: string;
+            /** @description The description rendered to HTML. */
+            rendered_description: string;
+            /** @description The administrator who created the folder, or null when unknown. */
+            creator_id: number | null;
+            /** @description When the folder was created (UNIX time, seconds). */
+            date_created: number;
+            /** @description Whether the folder is archived. */
+            is_archived: boolean;
+            /**
+             * @description Where clients show the folder: lower values first. A new folder's
+             *     value is its ID; reordering sets each to its index (feature level 414).
+             */
+            order: number;
+        };
+        /** @description The success body of get-channel-folders. */
+        GetChannelFoldersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The folders, in display order. */
+            channel_folders: components["schemas"]["ChannelFolder"][];
+        };
+        /** @description The success body of create-channel-folder. */
+        CreateChannelFolderSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new folder's ID. */
+            channel_folder_id: number;
+        };
+        /** @description The name of one of a bot's default channels, or null for none. */
+        BotStreamName: string | null;
+        /** @description One of the user's bots, as `GET /bots` lists it. */
+        OwnedBot: {
+            /** @description The bot's email address. */
+            username: string;
+            full_name: string;
+            api_key: string;
+            avatar_url: string;
+            default_sending_stream: components["schemas"]["BotStreamName"];
+            default_events_register_stream: components["schemas"]["BotStreamName"];
+            /** @description Whether the bot's `POST /register` covers every public channel by default. */
+            default_all_public_streams: boolean;
+        };
+        /** @description The success body of get-bots. */
+        GetBotsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            bots: components["schemas"]["OwnedBot"][];
+        };
+        /** @description The success body of create-bot. */
+        CreateBotSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new bot's user ID. */
+            user_id: number;
+            /** @description The new bot's API key. */
+            api_key: string;
+            avatar_url: string;
+            default_sending_stream: components["schemas"]["BotStreamName"];
+            default_events_register_stream: components["schemas"]["BotStreamName"];
+            /** @description Whether the bot's `POST /register` covers every public channel by default. */
+            default_all_public_streams: boolean;
+        };
+        /** @description The success body of update-bot. */
+        UpdateBotSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            full_name: string;
+            avatar_url: string;
+            /** @description The interface given (1 when none was). */
+            service_interface?: number;
+            /** @description The endpoint given, or null when none was. */
+            service_payload_url?: string | null;
+            /** @description The configuration given, or null when none was. */
+            config_data?: {
+                [key: string]: string;
+            } | null;
+            default_sending_stream: components["schemas"]["BotStreamName"];
+            default_events_register_stream: components["schemas"]["BotStreamName"];
+            /** @description Whether the bot's `POST /register` covers every public channel by default. */
+            default_all_public_streams: boolean;
+            /** @description The email address of the bot's owner, absent for a bot without one. */
+            bot_owner?: string;
+        };
+        /** @description The success body of regenerate-bot-api-key. */
+        RegenerateBotKeySuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The bot's new API key. */
+            api_key: string;
+        };
         /**
          * @description Always `success` on a successful response.
          * @enum {string}
@@ -1801,24 +3722,42 @@ export interface components {
             result: "error";
             msg: components["schemas"]["Msg"];
             /**
-             * @description Machine-readable error code: `BAD_REQUEST`, `UNAUTHORIZED`,
-             *     `REQUEST_VARIABLE_MISSING`, `REQUEST_VARIABLE_INVALID`,
-             *     `REQUEST_CONFUSING_VAR`, `BAD_EVENT_QUEUE_ID`, `RATE_LIMIT_HIT`,
-             *     `USER_DEACTIVATED`, `REALM_DEACTIVATED`, `AUTHENTICATION_FAILED`,
-             *     `PASSWORD_AUTH_DISABLED`, `NOT_FOUND`, `STREAM_DOES_NOT_EXIST`,
-             *     `REACTION_DOES_NOT_EXIST`, `MOVE_MESSAGES_TIME_LIMIT_EXCEEDED`,
-             *     `STREAM_WILDCARD_MENTION_NOT_ALLOWED`,
-             *     `TOPIC_WILDCARD_MENTION_NOT_ALLOWED`, `EXPECTATION_MISMATCH`,
-             *     `SYSTEM_GROUP_REQUIRED`, `CANNOT_DEACTIVATE_GROUP_IN_USE`,
-             *     `UNAUTHORIZED_PRINCIPAL` (the requester's role is too low, e.g.
-             *     "Must be an organization administrator"), `PAYLOAD_TOO_LARGE` (413),
-             *     `UNSUPPORTED_MEDIA_TYPE` (415), `INTERNAL_SERVER_ERROR`. A `405 Method Not Allowed` answer has no code.
+             * @description Machine-readable error code. A `405 Method Not Allowed` answer has
+             *     no code. Each code's meaning:
+             *
+             *     - `BAD_REQUEST`: The generic refusal: the message says what was wrong.
+             *     - `UNAUTHORIZED`: Credentials are missing or not valid (401).
+             *     - `REQUEST_VARIABLE_MISSING`: A required parameter was not sent; `var_name` names it.
+             *     - `REQUEST_CONFUSING_VAR`: Two parameters that may not be sent together were; `var_name1` and `var_name2` name them.
+             *     - `BAD_NARROW`: A narrow names an unknown operator or an operand that does not fit it.
+             *     - `BAD_EVENT_QUEUE_ID`: The event queue does not exist (or no longer); `queue_id` names it. Register a new queue.
+             *     - `RATE_LIMIT_HIT`: Too many requests (429); `retry-after` gives the seconds to wait.
+             *     - `USER_DEACTIVATED`: The account is deactivated (401).
+             *     - `REALM_DEACTIVATED`: The organization is deactivated (401).
+             *     - `AUTHENTICATION_FAILED`: The username or password is wrong (401).
+             *     - `NOT_FOUND`: Nothing is at this address, or the object named in the path does not exist (404).
+             *     - `STREAM_DOES_NOT_EXIST`: The channel does not exist or the user may not see it; `stream` or `stream_id` names it.
+             *     - `REACTION_ALREADY_EXISTS`: The user has already reacted with this emoji.
+             *     - `REACTION_DOES_NOT_EXIST`: The user has not reacted with this emoji.
+             *     - `MOVE_MESSAGES_TIME_LIMIT_EXCEEDED`: Some of the messages to move are past the user's time limit; the extra fields give the counts.
+             *     - `STREAM_WILDCARD_MENTION_NOT_ALLOWED`: The user may not mention everyone in a channel (`@**all**`) here.
+             *     - `TOPIC_WILDCARD_MENTION_NOT_ALLOWED`: The user may not mention everyone in a topic (`@**topic**`) here.
+             *     - `EXPECTATION_MISMATCH`: A group setting's `old` value is not the stored one.
+             *     - `SYSTEM_GROUP_REQUIRED`: The setting only takes a system group; `setting_name` names it.
+             *     - `CANNOT_DEACTIVATE_GROUP_IN_USE`: The group still holds permissions; `objections` lists where.
+             *     - `CANNOT_DEACTIVATE_LAST_USER`: The account is the organization's last active account or last owner; `is_last_owner` and `entity` say which.
+             *     - `INVITATION_FAILED`: Some or all of the addresses were not invited; `errors` lists them, and `sent_invitations` says whether the others were.
+             *     - `UNAUTHORIZED_PRINCIPAL`: The user's role is too low for the request ("Must be an organization administrator").
+             *     - `PAYLOAD_TOO_LARGE`: The body, or a file in it, is larger than its limit (413).
+             *     - `UNSUPPORTED_MEDIA_TYPE`: The body's type, charset or encoding is not one the operation reads (415).
+             *     - `INTERNAL_SERVER_ERROR`: The server failed (500); `request_id` names the failure in its log.
+             *     - `INVALID_PUSH_DEVICE_TOKEN`: The push token is not one of the user's registered devices.
+             * @example BAD_REQUEST
+             * @enum {string}
              */
-            code?: string;
-            /** @description With `REQUEST_VARIABLE_MISSING` and `REQUEST_VARIABLE_INVALID`, the parameter's name. */
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN";
+            /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
-            /** @description With `REQUEST_VARIABLE_INVALID`, the value that was refused. */
-            bad_value?: unknown;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
             var_name1?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the second of them. */
@@ -1839,6 +3778,10 @@ export interface components {
             total_messages_allowed_to_move?: number;
             /** @description With `SYSTEM_GROUP_REQUIRED`, the setting that needs a system group. */
             setting_name?: string;
+            /** @description With `CANNOT_DEACTIVATE_LAST_USER`, true when the account is the last owner, false when it is the last active account. */
+            is_last_owner?: boolean;
+            /** @description With `CANNOT_DEACTIVATE_LAST_USER`, what the account is the last of ("organization owner" or "user"). */
+            entity?: string;
             /** @description With `CANNOT_DEACTIVATE_GROUP_IN_USE`, the places that still use the group. */
             objections?: {
                 [key: string]: unknown;
@@ -1849,15 +3792,1256 @@ export interface components {
             allowed_methods?: string[];
             /** @description With `INTERNAL_SERVER_ERROR`, the ID under which the failure was logged. */
             request_id?: string;
+            /**
+             * @description With the refusals of a linkifier or code playground, every problem
+             *     found, by field (`__all__` for problems of the fields together):
+             *     `{"url_template": ["Invalid URL template."]}`. With
+             *     `INVITATION_FAILED`, each address that was not invited as
+             *     `[email, reason, deactivated]`: `["ann@example.com", "Already has
+             *     an account.", false]`.
+             */
+            errors?: {
+                [key: string]: string[];
+            } | (string | boolean)[][];
+            /** @description With `INVITATION_FAILED`, whether the other addresses were invited. */
+            sent_invitations?: boolean;
+            /** @description With `INVITATION_FAILED`, whether a license limit stopped the invitations (never on this server). */
+            license_limit_reached?: boolean;
+            /** @description With `INVITATION_FAILED`, whether the daily invitation limit stopped them (never on this server). */
+            daily_limit_reached?: boolean;
         };
-        /** @description One event. `id` orders events in the queue; `type` says what happened, and the other fields depend on it. */
-        Event: {
-            /** @description The event's position in its queue. */
-            id: number;
-            /** @description The kind of event (`heartbeat`, `message`, `realm_user`, `subscription`, ...). */
-            type: string;
-        } & {
-            [key: string]: unknown;
+        /** @description An event's position in its queue: increasing, not necessarily consecutive. */
+        EventId: number;
+        /** @description One event of a queue: `type` (and for most types `op`) says what happened, and selects one of the schemas below. */
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
+        /** @description Sent to a waiting poll when nothing else happened for a while, so that the client knows its queue is alive. */
+        HeartbeatEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "heartbeat";
+        };
+        /** @description A new message the queue's user may read: sent to its recipients, and for public channels to queues registered with `all_public_streams`. */
+        MessageEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "message";
+            /** @description The message as GET /messages returns it, without `flags` (which are a field of the event); the content is HTML or Markdown as the queue asked with `apply_markdown`. */
+            message: {
+                /** @description The message's ID. */
+                id: number;
+                /** @description Who sent it. */
+                sender_id: number;
+                /** @description The sender's name. */
+                sender_full_name: string;
+                /** @description The sender's email address as others see it. */
+                sender_email: string;
+                /** @description The content, HTML or Markdown. */
+                content: string;
+                /** @description The client it was sent from. */
+                client: string;
+                /** @description The channel's name, or the participants of a direct message. */
+                display_recipient: string | {
+                    [key: string]: unknown;
+                }[];
+                /** @description The recipient (channel or conversation) ID. */
+                recipient_id: number;
+                /** @description The topic; empty for direct messages. */
+                subject: string;
+                /** @description When it was sent, in seconds since the epoch. */
+                timestamp: number;
+                /**
+                 * @description A channel message or a direct message.
+                 * @enum {string}
+                 */
+                type: "stream" | "private";
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The receiving user's flags on the message (`read`, `mentioned`, ...). */
+            flags: string[];
+            /** @description In the sender's own queue only: the `local_id` the sending client gave, so it can match its echo. */
+            local_message_id?: string;
+        };
+        /** @description A message was edited (content, topic, or channel); a move of several messages names all of them in `message_ids`. */
+        UpdateMessageEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "update_message";
+            /** @description Who edited; null for changes no user made. */
+            user_id: number | null;
+            /** @description When the edit was made, in seconds since the epoch. */
+            edit_timestamp: number;
+            /** @description The message that was edited. */
+            message_id: number;
+            /** @description Every message the edit changed, `message_id` among them, sorted. */
+            message_ids: number[];
+            /** @description True when only the rendering changed, not what the user wrote. */
+            rendering_only: boolean;
+            /** @description The receiving user's flags on the edited message. */
+            flags: string[];
+            /** @description For channel messages: the channel they were in before the edit. */
+            stream_id?: number;
+            /** @description For channel messages: that channel's name. */
+            stream_name?: string;
+            /** @description With a content change: the Markdown before. */
+            orig_content?: string;
+            /** @description With a content change: the HTML before. */
+            orig_rendered_content?: string;
+            /** @description With a content change: the new Markdown. */
+            content?: string;
+            /** @description With a content change: the new HTML. */
+            rendered_content?: string;
+            /** @description With a content change: whether the new content is a `/me` message. */
+            is_me_message?: boolean;
+            /**
+             * @description With a move: which messages of the topic moved.
+             * @enum {string}
+             */
+            propagate_mode?: "change_one" | "change_later" | "change_all";
+            /** @description With a move: the topic before. */
+            orig_subject?: string;
+            /** @description With a topic change: the new topic. */
+            subject?: string;
+            /** @description With a topic change: the links linkifiers make of the new topic. */
+            topic_links?: {
+                /** @description The linked text. */
+                text: string;
+                /** @description Where it links to. */
+                url: string;
+            }[];
+            /** @description With a move to another channel: the channel the messages are now in. */
+            new_stream_id?: number;
+        };
+        /** @description Messages were deleted (or moved where the user cannot see them), all in one conversation. Sent to clients that registered with the `bulk_message_deletion` capability. */
+        DeleteMessagesEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "delete_message";
+            /** @description The deleted messages, sorted. */
+            message_ids: number[];
+            /**
+             * @description Whether the messages were channel messages or direct messages.
+             * @enum {string}
+             */
+            message_type: "stream" | "private";
+            /** @description For channel messages: their channel. */
+            stream_id?: number;
+            /** @description For channel messages: their topic. */
+            topic?: string;
+        };
+        /** @description One deleted message: what clients without the `bulk_message_deletion` capability get, once per message. */
+        DeleteMessageEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "delete_message";
+            /** @description The deleted message. */
+            message_id: number;
+            /**
+             * @description Whether the messages were channel messages or direct messages.
+             * @enum {string}
+             */
+            message_type: "stream" | "private";
+            /** @description For channel messages: their channel. */
+            stream_id?: number;
+            /** @description For channel messages: their topic. */
+            topic?: string;
+        };
+        /** @description The user set a flag on some of their messages. */
+        UpdateMessageFlagsAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "add";
+            /**
+             * @deprecated
+             * @description The same as `op` (the old name of the field).
+             * @enum {string}
+             */
+            operation: "add";
+            /** @description The flag, such as `read`, `starred` or `collapsed`. */
+            flag: string;
+            /** @description The messages whose flag changed. */
+            messages: number[];
+            /** @description Whether every message changed (marking all as read); `messages` is then empty. */
+            all: boolean;
+        };
+        /** @description The user cleared a flag on some of their messages. */
+        UpdateMessageFlagsRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "remove";
+            /**
+             * @deprecated
+             * @description The same as `op` (the old name of the field).
+             * @enum {string}
+             */
+            operation: "remove";
+            /** @description The flag, such as `read`, `starred` or `collapsed`. */
+            flag: string;
+            /** @description The messages whose flag changed. */
+            messages: number[];
+            /** @description Whether every message changed (marking all as read); `messages` is then empty. */
+            all: boolean;
+            /** @description When `read` was cleared: for each message ID, what a client needs to put it back among the unread ones. */
+            message_details?: {
+                [key: string]: {
+                    /**
+                     * @description A channel message or a direct message.
+                     * @enum {string}
+                     */
+                    type: "stream" | "private";
+                    /** @description Present and true when the message mentions the user. */
+                    mentioned?: boolean;
+                    /** @description For direct messages: the other participants. */
+                    user_ids?: number[];
+                    /** @description For channel messages: the channel. */
+                    stream_id?: number;
+                    /** @description For channel messages: the topic. */
+                    topic?: string;
+                    /** @description For channel messages: whether the channel is not muted. */
+                    unmuted_stream_msg?: boolean;
+                };
+            };
+        };
+        /** @description Someone reacted to a message the user can read. */
+        ReactionAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "add";
+            /** @description Who reacted. */
+            user_id: number;
+            /**
+             * @deprecated
+             * @description Who reacted (kept for old clients; use `user_id`).
+             */
+            user: {
+                /** @description Who reacted. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+                /** @description Their name. */
+                full_name: string;
+            };
+            /** @description The message reacted to. */
+            message_id: number;
+            /** @description The emoji's name. */
+            emoji_name: string;
+            /** @description The emoji's code: a Unicode code point sequence, or a custom emoji's ID. */
+            emoji_code: string;
+            /**
+             * @description What kind of emoji it is.
+             * @enum {string}
+             */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /** @description Someone took back their reaction to a message the user can read. */
+        ReactionRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "remove";
+            /** @description Who reacted. */
+            user_id: number;
+            /**
+             * @deprecated
+             * @description Who reacted (kept for old clients; use `user_id`).
+             */
+            user: {
+                /** @description Who reacted. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+                /** @description Their name. */
+                full_name: string;
+            };
+            /** @description The message reacted to. */
+            message_id: number;
+            /** @description The emoji's name. */
+            emoji_name: string;
+            /** @description The emoji's code: a Unicode code point sequence, or a custom emoji's ID. */
+            emoji_code: string;
+            /**
+             * @description What kind of emoji it is.
+             * @enum {string}
+             */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /** @description Someone started composing a message to a conversation the user is in. */
+        TypingStartEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "typing";
+            /** @enum {string} */
+            op: "start";
+            /**
+             * @description Typing to a direct conversation or to a channel topic.
+             * @enum {string}
+             */
+            message_type: "direct" | "stream";
+            /** @description Who is typing. */
+            sender: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+            };
+            /** @description For direct messages: every participant, the sender included. */
+            recipients?: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+            }[];
+            /** @description For channel messages: the channel. */
+            stream_id?: number;
+            /** @description For channel messages: the topic. */
+            topic?: string;
+        };
+        /** @description Someone stopped composing a message to a conversation the user is in. */
+        TypingStopEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "typing";
+            /** @enum {string} */
+            op: "stop";
+            /**
+             * @description Typing to a direct conversation or to a channel topic.
+             * @enum {string}
+             */
+            message_type: "direct" | "stream";
+            /** @description Who is typing. */
+            sender: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+            };
+            /** @description For direct messages: every participant, the sender included. */
+            recipients?: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description Their email address as others see it. */
+                email: string;
+            }[];
+            /** @description For channel messages: the channel. */
+            stream_id?: number;
+            /** @description For channel messages: the topic. */
+            topic?: string;
+        };
+        /** @description Someone started editing a message of a conversation the user is in. */
+        TypingEditMessageStartEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "typing_edit_message";
+            /** @enum {string} */
+            op: "start";
+            /** @description Who is editing. */
+            sender_id: number;
+            /** @description The message being edited. */
+            message_id: number;
+            /** @description The conversation of the message. */
+            recipient: {
+                /**
+                 * @description Where the message is.
+                 * @enum {string}
+                 */
+                type: "channel" | "direct";
+                /** @description For channel messages: the channel. */
+                channel_id?: number;
+                /** @description For channel messages: the topic. */
+                topic?: string;
+                /** @description For direct messages: the participants. */
+                user_ids?: number[];
+            };
+        };
+        /** @description Someone stopped editing a message of a conversation the user is in. */
+        TypingEditMessageStopEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "typing_edit_message";
+            /** @enum {string} */
+            op: "stop";
+            /** @description Who is editing. */
+            sender_id: number;
+            /** @description The message being edited. */
+            message_id: number;
+            /** @description The conversation of the message. */
+            recipient: {
+                /**
+                 * @description Where the message is.
+                 * @enum {string}
+                 */
+                type: "channel" | "direct";
+                /** @description For channel messages: the channel. */
+                channel_id?: number;
+                /** @description For channel messages: the topic. */
+                topic?: string;
+                /** @description For direct messages: the participants. */
+                user_ids?: number[];
+            };
+        };
+        /** @description A user joined the organization (or became visible to the user). */
+        RealmUserAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_user";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new user, as GET /users lists them. */
+            person: components["schemas"]["User"];
+        };
+        /** @description Some of a user's details changed; `person` has the user's ID and only the fields that changed. */
+        RealmUserUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_user";
+            /** @enum {string} */
+            op: "update";
+            /** @description The user and the fields that changed. */
+            person: {
+                /** @description The user who changed. */
+                user_id: number;
+                /** @description Their new name. */
+                full_name?: string;
+                /** @description Their new email address as others see it. */
+                email?: string;
+                /** @description Their real email address, or null when the receiving user may no longer see it. */
+                delivery_email?: string | null;
+                /** @description Their new role: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest. */
+                role?: number;
+                /** @description Whether their account is active (false: deactivated). */
+                is_active?: boolean;
+                /** @description For bots: the new owner. */
+                bot_owner_id?: number | null;
+                /** @description Their new time zone (empty: not shared). */
+                timezone?: string;
+                /** @description Their new avatar. */
+                avatar_url?: string | null;
+                /** @description Increases each time the avatar changes. */
+                avatar_version?: number;
+                /** @description Where the avatar comes from (`G` for Gravatar, `U` for uploaded). */
+                avatar_source?: string;
+                /** @description A larger version of the new avatar. */
+                avatar_url_medium?: string;
+                /** @description A custom profile field whose value changed. */
+                custom_profile_field?: {
+                    /** @description The field. */
+                    id: number;
+                    /** @description The new value, or null when cleared. */
+                    value: string | null;
+                    /** @description For fields whose value is Markdown: the value as HTML. */
+                    rendered_value?: string;
+                };
+            };
+        };
+        /** @description A bot the user administers was created or given to them. */
+        RealmBotAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "add";
+            /** @description The bot, with its API key. */
+            bot: {
+                /** @description The bot's user ID. */
+                user_id: number;
+                /** @description The bot's email address. */
+                email: string;
+                /** @description The bot's name. */
+                full_name: string;
+                /** @description The kind of bot (1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded). */
+                bot_type: number;
+                /** @description Whether the bot is active. */
+                is_active: boolean;
+                /** @description The bot's API key. */
+                api_key: string;
+                /** @description The channel it sends to by default. */
+                default_sending_stream: string | null;
+                /** @description The channel whose events it registers for by default. */
+                default_events_register_stream: string | null;
+                /** @description Whether it registers for all public channels by default. */
+                default_all_public_streams: boolean;
+                /** @description The bot's avatar (null: the client computes it from the email). */
+                avatar_url: string | null;
+                /** @description The bot's owner. */
+                owner_id: number | null;
+                /** @description The bot's services. */
+                services: {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        /** @description A bot the user administers changed; `bot` has its ID and the fields that changed. */
+        RealmBotUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "update";
+            /** @description The bot's ID and the fields that changed. */
+            bot: {
+                /** @description The bot's user ID. */
+                user_id: number;
+                /** @description The bot's email address. */
+                email?: string;
+                /** @description The bot's name. */
+                full_name?: string;
+                /** @description The kind of bot (1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded). */
+                bot_type?: number;
+                /** @description Whether the bot is active. */
+                is_active?: boolean;
+                /** @description The bot's API key. */
+                api_key?: string;
+                /** @description The channel it sends to by default. */
+                default_sending_stream?: string | null;
+                /** @description The channel whose events it registers for by default. */
+                default_events_register_stream?: string | null;
+                /** @description Whether it registers for all public channels by default. */
+                default_all_public_streams?: boolean;
+                /** @description The bot's avatar (null: the client computes it from the email). */
+                avatar_url?: string | null;
+                /** @description The bot's owner. */
+                owner_id?: number | null;
+                /** @description The bot's services. */
+                services?: {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        /** @description A bot is no longer one the user administers. */
+        RealmBotDeleteEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "delete";
+            /** @description The bot. */
+            bot: {
+                /** @description The bot's user ID. */
+                user_id: number;
+            };
+        };
+        /** @description A user group was created (or reactivated, for clients without `include_deactivated_groups`). */
+        UserGroupAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add";
+            /** @description The group, as GET /user_groups lists it. */
+            group: components["schemas"]["UserGroup"];
+        };
+        /** @description Some of a group's properties changed. */
+        UserGroupUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "update";
+            /** @description The group. */
+            group_id: number;
+            /** @description The properties that changed and their new values (`name`, `description`, `deactivated`, or a permission setting such as `can_mention_group`). */
+            data: {
+                /** @description The new name. */
+                name?: string;
+                /** @description The new description. */
+                description?: string;
+                /** @description Whether the group is now deactivated. */
+                deactivated?: boolean;
+                /** @description Who now holds this permission. */
+                can_add_members_group?: components["schemas"]["GroupSettingValue"];
+                /** @description Who now holds this permission. */
+                can_join_group?: components["schemas"]["GroupSettingValue"];
+                /** @description Who now holds this permission. */
+                can_leave_group?: components["schemas"]["GroupSettingValue"];
+                /** @description Who now holds this permission. */
+                can_manage_group?: components["schemas"]["GroupSettingValue"];
+                /** @description Who now holds this permission. */
+                can_mention_group?: components["schemas"]["GroupSettingValue"];
+                /** @description Who now holds this permission. */
+                can_remove_members_group?: components["schemas"]["GroupSettingValue"];
+            };
+        };
+        /** @description Users became direct members of a group. */
+        UserGroupAddMembersEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add_members";
+            /** @description The group. */
+            group_id: number;
+            /** @description The new members. */
+            user_ids: number[];
+        };
+        /** @description Users stopped being direct members of a group. */
+        UserGroupRemoveMembersEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove_members";
+            /** @description The group. */
+            group_id: number;
+            /** @description The former members. */
+            user_ids: number[];
+        };
+        /** @description Groups became direct subgroups of a group. */
+        UserGroupAddSubgroupsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add_subgroups";
+            /** @description The group. */
+            group_id: number;
+            /** @description The new subgroups. */
+            direct_subgroup_ids: number[];
+        };
+        /** @description Groups stopped being direct subgroups of a group. */
+        UserGroupRemoveSubgroupsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove_subgroups";
+            /** @description The group. */
+            group_id: number;
+            /** @description The former subgroups. */
+            direct_subgroup_ids: number[];
+        };
+        /** @description A group is gone for clients without `include_deactivated_groups` (it was deactivated). */
+        UserGroupRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The group. */
+            group_id: number;
+        };
+        /** @description The user was subscribed to channels. */
+        SubscriptionAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new subscriptions, as GET /users/me/subscriptions lists them. */
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        /** @description The user was unsubscribed from channels. */
+        SubscriptionRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The channels left. */
+            subscriptions: {
+                /** @description The channel's name. */
+                name: string;
+                /** @description The channel. */
+                stream_id: number;
+            }[];
+        };
+        /** @description One of the user's personal settings of a subscription changed. */
+        SubscriptionUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "update";
+            /** @description The channel. */
+            stream_id: number;
+            /** @description The setting, such as `color`, `is_muted`, `pin_to_top` or `desktop_notifications`. */
+            property: string;
+            /** @description Its new value (null: follow the user's global setting). */
+            value: (boolean | null) | number | string;
+        };
+        /** @description Other users subscribed to channels whose subscribers the user can see. */
+        SubscriptionPeerAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "peer_add";
+            /** @description The channels. */
+            stream_ids: number[];
+            /** @description The new subscribers. */
+            user_ids: number[];
+        };
+        /** @description Other users unsubscribed from channels whose subscribers the user can see. */
+        SubscriptionPeerRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "peer_remove";
+            /** @description The channels. */
+            stream_ids: number[];
+            /** @description The former subscribers. */
+            user_ids: number[];
+        };
+        /** @description Channels became visible to the user: created, made public, unarchived, or the user gained access. */
+        StreamCreateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "create";
+            /** @description The channels, as GET /streams lists them. */
+            streams: components["schemas"]["Channel"][];
+            /** @description Whether the channel came back from the archive (for clients without `archived_channels`). */
+            for_unarchiving: boolean;
+        };
+        /** @description Channels are no longer visible to the user: archived (for clients without `archived_channels`), made private, or access lost. */
+        StreamDeleteEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "delete";
+            /**
+             * @deprecated
+             * @description The channels (use `stream_ids`).
+             */
+            streams?: {
+                /** @description The channel. */
+                stream_id: number;
+            }[];
+            /** @description The channels. */
+            stream_ids: number[];
+            /** @description Whether the channels were archived. */
+            for_archiving: boolean;
+        };
+        /** @description One property of a channel the user can see changed. */
+        StreamUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "update";
+            /** @description The channel. */
+            stream_id: number;
+            /** @description The channel's name (before the change, when the name changed). */
+            name: string;
+            /** @description The property, as named in the channel object (`description`, `invite_only`, `is_archived`, `can_send_message_group`, ...). */
+            property: string;
+            /** @description Its new value (null for settings that can be unset, such as `folder_id`). */
+            value: boolean | (number | null) | string | components["schemas"]["GroupSettingValue"];
+            /** @description With `description`: the new description as HTML. */
+            rendered_description?: string;
+            /** @description With `invite_only`: whether subscribers can read older messages. */
+            history_public_to_subscribers?: boolean;
+            /** @description With `invite_only`: whether the channel is web-public. */
+            is_web_public?: boolean;
+        };
+        /** @description Organization settings changed. */
+        RealmUpdateDictEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm";
+            /** @enum {string} */
+            op: "update_dict";
+            /**
+             * @description Always `default`: the settings are the organization's own.
+             * @enum {string}
+             */
+            property: "default";
+            /** @description The settings that changed and their new values, named as in POST /register's `realm_*` keys without the prefix. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The organization's custom emoji changed. */
+        RealmEmojiUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update";
+            /** @description Every custom emoji of the organization, deactivated ones included, by ID. */
+            realm_emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
+        /** @description The organization's linkifiers changed. */
+        RealmLinkifiersEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_linkifiers";
+            /** @description Every linkifier, in the order they apply. */
+            realm_linkifiers: components["schemas"]["Linkifier"][];
+        };
+        /** @description The organization's code playgrounds changed. */
+        RealmPlaygroundsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_playgrounds";
+            /** @description Every code playground of the organization. */
+            realm_playgrounds: {
+                /** @description The playground's ID. */
+                id: number;
+                /** @description Its name, shown to users. */
+                name: string;
+                /** @description The language of the code blocks it opens (as Pygments names it). */
+                pygments_language: string;
+                /** @description The RFC 6570 template of its address, with a `{code}` variable. */
+                url_template: string;
+            }[];
+        };
+        /** @description The organization's default channels changed. */
+        DefaultStreamsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "default_streams";
+            /** @description The IDs of every default channel. */
+            default_streams: number[];
+        };
+        /** @description The organization's default channel groups changed. */
+        DefaultStreamGroupsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "default_stream_groups";
+            /** @description Every default channel group. */
+            default_stream_groups: components["schemas"]["DefaultStreamGroup"][];
+        };
+        /** @description The organization's custom profile fields changed. */
+        CustomProfileFieldsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "custom_profile_fields";
+            /** @description Every custom profile field, in order. */
+            fields: components["schemas"]["CustomProfileField"][];
+        };
+        /** @description A user's status changed; only the fields that changed are present. */
+        UserStatusEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_status";
+            /** @description The user. */
+            user_id: number;
+            /** @description Whether the user is away (the legacy form of `presence_enabled`). */
+            away?: boolean;
+            /** @description The new status text (empty: none). */
+            status_text?: string;
+            /** @description The new status emoji's name (empty: none). */
+            emoji_name?: string;
+            /** @description The new status emoji's code. */
+            emoji_code?: string;
+            /** @description The new status emoji's kind. */
+            reaction_type?: string;
+        };
+        /** @description A user's presence changed. */
+        PresenceEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "presence";
+            /** @description The user. */
+            user_id: number;
+            /** @description Their email address as others see it. */
+            email: string;
+            /** @description When the server saw the change, in seconds since the epoch. */
+            server_timestamp: number;
+            /** @description The user's presence by client name. */
+            presence: {
+                [key: string]: components["schemas"]["LegacyPresenceClient"];
+            };
+        };
+        /** @description One of the user's own settings changed. */
+        UserSettingsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_settings";
+            /** @enum {string} */
+            op: "update";
+            /** @description The setting, as named in `user_settings` of POST /register. */
+            property: string;
+            /** @description Its new value. */
+            value: boolean | number | string;
+            /** @description With `default_language`: the language's name. */
+            language_name?: string;
+        };
+        /**
+         * @deprecated
+         * @description One of the user's display settings changed: the old form of `user_settings`, for clients without the `user_settings_object` capability.
+         */
+        UpdateDisplaySettingsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "update_display_settings";
+            /** @description The user's email address. */
+            user: string;
+            /** @description The setting. */
+            setting_name: string;
+            /** @description Its new value. */
+            setting: boolean | number | string;
+            /** @description With `default_language`: the language's name. */
+            language_name?: string;
+        };
+        /**
+         * @deprecated
+         * @description One of the user's notification settings changed: the old form of `user_settings`, for clients without the `user_settings_object` capability.
+         */
+        UpdateGlobalNotificationsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "update_global_notifications";
+            /** @description The user's email address. */
+            user: string;
+            /** @description The setting. */
+            notification_name: string;
+            /** @description Its new value. */
+            setting: boolean | number | string;
+        };
+        /** @description The user saved new drafts. */
+        DraftsAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new drafts. */
+            drafts: components["schemas"]["Draft"][];
+        };
+        /** @description The user changed a draft. */
+        DraftsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "update";
+            /** @description The draft as it is now. */
+            draft: components["schemas"]["Draft"];
+        };
+        /** @description The user deleted a draft. */
+        DraftsRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The deleted draft. */
+            draft_id: number;
+        };
+        /** @description The user scheduled messages. */
+        ScheduledMessagesAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new scheduled messages. */
+            scheduled_messages: components["schemas"]["ScheduledMessage"][];
+        };
+        /** @description One of the user's scheduled messages changed (edited, or its delivery failed). */
+        ScheduledMessagesUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "update";
+            /** @description The scheduled message as it is now. */
+            scheduled_message: components["schemas"]["ScheduledMessage"];
+        };
+        /** @description One of the user's scheduled messages is gone: cancelled, or sent. */
+        ScheduledMessagesRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The scheduled message. */
+            scheduled_message_id: number;
+        };
+        /** @description The user added a navigation view. */
+        NavigationViewAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new view. */
+            navigation_view: components["schemas"]["NavigationView"];
+        };
+        /** @description The user changed a navigation view. */
+        NavigationViewUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "update";
+            /** @description The view's URL fragment, which identifies it. */
+            fragment: string;
+            /** @description The fields that changed. */
+            data: {
+                /** @description The new name. */
+                name?: string | null;
+                /** @description Whether it is now pinned. */
+                is_pinned?: boolean;
+            };
+        };
+        /** @description The user removed a navigation view. */
+        NavigationViewRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The view's URL fragment. */
+            fragment: string;
+        };
+        /** @description An administrator created a channel folder. */
+        ChannelFolderAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new folder. */
+            channel_folder: components["schemas"]["ChannelFolder"];
+        };
+        /** @description A channel folder changed: one event per changed property (the description with its HTML). */
+        ChannelFolderUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "update";
+            /** @description The folder. */
+            channel_folder_id: number;
+            /** @description The properties that changed and their new values. */
+            data: {
+                /** @description The new name. */
+                name?: string;
+                /** @description The new description, in Markdown. */
+                description?: string;
+                /** @description The new description as HTML. */
+                rendered_description?: string;
+                /** @description Whether the folder is now archived. */
+                is_archived?: boolean;
+            };
+        };
+        /** @description An administrator put the organization's channel folders in a new order. */
+        ChannelFolderReorderEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "reorder";
+            /** @description Every folder's ID, archived ones too, in the new order. */
+            order: number[];
+        };
+        /** @description The user saved a new snippet. */
+        SavedSnippetsAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new snippet. */
+            saved_snippet: components["schemas"]["SavedSnippet"];
+        };
+        /** @description The user changed one of their snippets. */
+        SavedSnippetsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "update";
+            /** @description The snippet as it is now. */
+            saved_snippet: components["schemas"]["SavedSnippet"];
+        };
+        /** @description The user deleted one of their snippets. */
+        SavedSnippetsRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The deleted snippet. */
+            saved_snippet_id: number;
+        };
+        /** @description An owner added an email domain to the organization's allowed domains. */
+        RealmDomainsAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_domains";
+            /** @enum {string} */
+            op: "add";
+            /** @description The domain. */
+            realm_domain: {
+                /** @description The domain, such as `example.com`. */
+                domain: string;
+                /** @description Whether addresses at its subdomains count too. */
+                allow_subdomains: boolean;
+            };
+        };
+        /** @description An owner changed whether one of the organization's email domains allows subdomains. */
+        RealmDomainsChangeEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_domains";
+            /** @enum {string} */
+            op: "change";
+            /** @description The domain. */
+            realm_domain: {
+                /** @description The domain, such as `example.com`. */
+                domain: string;
+                /** @description Whether addresses at its subdomains count too. */
+                allow_subdomains: boolean;
+            };
+        };
+        /** @description An owner removed one of the organization's email domains. */
+        RealmDomainsRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_domains";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The removed domain. */
+            domain: string;
+        };
+        /** @description The onboarding steps the user has ahead changed (they marked one as seen). */
+        OnboardingStepsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "onboarding_steps";
+            /** @description Every step the user has not seen yet. */
+            onboarding_steps: {
+                /** @description What kind of step it is, such as `one_time_notice` or `one_time_action`. */
+                type: string;
+                /** @description The step's name. */
+                name: string;
+            }[];
+        };
+        /** @description The user set message reminders (or one came back after its delivery failed). */
+        RemindersAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "add";
+            /** @description The new reminders. */
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /** @description One of the user's reminders is gone: cancelled, or delivered. */
+        RemindersRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The reminder. */
+            reminder_id: number;
+        };
+        /** @description The organization's exports changed: one was started, finished, failed or was deleted. Sent to administrators. */
+        RealmExportEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_export";
+            /** @description Every export of the organization. */
+            exports: components["schemas"]["RealmExport"][];
+        };
+        /** @description The user set their visibility policy for one topic (muted, unmuted, followed, or none). */
+        UserTopicEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "user_topic";
+            /** @description The channel of the topic. */
+            stream_id: number;
+            /** @description The topic's name. */
+            topic_name: string;
+            /** @description When the policy was set, in seconds since the epoch. */
+            last_updated: number;
+            /**
+             * @description 0 none, 1 muted, 2 unmuted, 3 followed.
+             * @enum {integer}
+             */
+            visibility_policy: 0 | 1 | 2 | 3;
+        };
+        /**
+         * @deprecated
+         * @description Deprecated: the user's muted topics changed. Sent, with the whole list,
+         *     only to clients that did not ask for `user_topic` events.
+         */
+        MutedTopicsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "muted_topics";
+            /** @description Each muted topic as `[channel name, topic, time muted]`. */
+            muted_topics: (string | number)[][];
+        };
+        /** @description The users the user has muted changed; the whole list. */
+        MutedUsersEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "muted_users";
+            muted_users: {
+                /** @description The muted user's ID. */
+                id: number;
+                /** @description When they were muted, in seconds since the epoch. */
+                timestamp: number;
+            }[];
+        };
+        /** @description The user's alert words changed; the whole list. */
+        AlertWordsEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "alert_words";
+            alert_words: string[];
+        };
+        /** @description The organization's pending invitations changed; the client fetches them again. Sent to those who may manage invitations. */
+        InvitesChangedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "invites_changed";
+        };
+        /** @description The user uploaded a file. */
+        AttachmentAddEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "attachment";
+            /** @enum {string} */
+            op: "add";
+            /** @description The file, as GET /attachments lists it. */
+            attachment: components["schemas"]["Attachment"];
+            /** @description Bytes the organization's uploads now take in all. */
+            upload_space_used: number;
+        };
+        /** @description The messages that link to one of the user's files changed. */
+        AttachmentUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "attachment";
+            /** @enum {string} */
+            op: "update";
+            /** @description The file, as GET /attachments lists it. */
+            attachment: components["schemas"]["Attachment"];
+            /** @description Bytes the organization's uploads now take in all. */
+            upload_space_used: number;
+        };
+        /** @description The user deleted one of their files. */
+        AttachmentRemoveEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "attachment";
+            /** @enum {string} */
+            op: "remove";
+            /** @description The file. */
+            attachment: {
+                /** @description The deleted file. */
+                id: number;
+            };
+            /** @description Bytes the organization's uploads now take in all. */
+            upload_space_used: number;
         };
         /**
          * @description Who holds a permission: either the ID of one user group, or a
@@ -2043,12 +5227,13 @@ export interface components {
             emoji_code?: string;
             /**
              * @description The emoji's namespace: `unicode_emoji` (`emoji_code` is the
-             *     dash-separated hex of the code points), `realm_emoji` (`emoji_code`
-             *     is the custom emoji's ID) or `service_extra_emoji` (built-in extra
-             *     emoji; `emoji_code` is its name).
+             *     dash-separated hex of the code points; `emoji_name` is the emoji's
+             *     canonical name), `realm_emoji` (`emoji_code` is the custom emoji's
+             *     ID) or `zulip_extra_emoji` (the built-in extra emoji `zulip`;
+             *     `emoji_code` is its name).
              * @enum {string}
              */
-            reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+            reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
         };
         /**
          * @description One user's presence data, in the modern format (keyed by user ID) or
@@ -2357,10 +5542,11 @@ export interface components {
             /** @description The emoji's identifier within the namespace of `reaction_type`. */
             emoji_code: string;
             /**
-             * @description The emoji namespace.
+             * @description The emoji namespace (see `remove-reaction`). For `unicode_emoji`,
+             *     `emoji_name` is the emoji's canonical name.
              * @enum {string}
              */
-            reaction_type: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
             /** @description The ID of the user who reacted. */
             user_id: number;
             /**
@@ -2416,7 +5602,11 @@ export interface components {
             sender_realm_str: string;
             /** @description The sender's avatar URL; null when `client_gravatar` lets the client compute a Gravatar URL. */
             avatar_url: string | null;
-            /** @description The content, rendered HTML or raw Markdown depending on `apply_markdown`. */
+            /**
+             * @description The content, rendered HTML or raw Markdown depending on
+             *     `apply_markdown`. The HTML is Zulip's (see `POST /messages/render`
+             *     for TeX math and image previews).
+             */
             content: string;
             /**
              * @description The format of `content`.
@@ -2549,7 +5739,10 @@ export interface components {
          *     }
          */
         Draft: {
-            /** @description The draft's ID; present only in drafts returned by the server. */
+            /**
+             * Format: int32
+             * @description The draft's ID; present only in drafts returned by the server.
+             */
             readonly id?: number;
             /**
              * @description `stream` for a channel draft, `private` for a one-to-one or group
@@ -2570,6 +5763,7 @@ export interface components {
             /** @description The draft's Markdown text. Must not be blank or contain a null byte. */
             content: string;
             /**
+             * Format: int64
              * @description When the draft was last edited, in UNIX seconds. Optional when
              *     creating or editing: the server then uses the current time. Always
              *     present in fetched drafts. A negative value is refused with
@@ -2758,6 +5952,18 @@ export interface components {
             zulip_merge_base: string;
             /** @description The highest message ID the user has received, or -1. */
             max_message_id?: number;
+            /**
+             * Format: uri
+             * @description Present with the `realm` event type. The address of the server's
+             *     Unicode emoji data, served without credentials (with an `ETag` a
+             *     client may revalidate): a JSON object with one key,
+             *     `code_to_names`, mapping each emoji code (code points in lowercase
+             *     hex joined by dashes, as in `emoji_code`) to the names that select
+             *     that emoji, the canonical name first, for example
+             *     `{"code_to_names": {"1f44d": ["+1", "thumbs_up", "like"]}}`.
+             * @example https://chat.example.com/static/generated/emoji/emoji_api.json
+             */
+            server_emoji_data_url?: string;
             /** @description Longest topic, in characters; longer topics are truncated. */
             max_topic_length?: number;
             /** @description Longest message, in characters; longer content is truncated. */
@@ -2768,6 +5974,16 @@ export interface components {
             max_stream_description_length?: number;
             /** @description How clients show the empty topic ("general chat"). */
             realm_empty_topic_display_name?: string;
+            /**
+             * @description With `realm_linkifiers`: the organization's linkifiers in the order
+             *     they apply; empty for clients without the `linkifier_url_template`
+             *     capability.
+             */
+            realm_linkifiers?: components["schemas"]["Linkifier"][];
+            /** @description With `default_streams`, the IDs of the default channels (empty for guests). */
+            realm_default_streams?: number[];
+            /** @description With `default_stream_groups`, the default channel groups, sorted by name (empty for guests). */
+            realm_default_stream_groups?: components["schemas"]["DefaultStreamGroup"][];
         } & {
             [key: string]: unknown;
         };
@@ -2904,6 +6120,45 @@ export interface components {
              *     removing `[` and `]` from the name. Feature level 285.
              */
             filename: string;
+        };
+        /** @description The success body of render-message. */
+        RenderMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The content rendered to HTML. */
+            rendered: string;
+        };
+        /** @description The success body of get-read-receipts. */
+        GetReadReceiptsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The users who have read the message, by ID, in ascending order. */
+            user_ids: number[];
+        };
+        /** @description The success body of delete-topic. */
+        DeleteTopicSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description True when every message of the topic is gone; false when the time
+             *     ran out first, in which case the request should be repeated.
+             */
+            complete: boolean;
+        };
+        /** @description The success body of get-file-temporary-url. */
+        GetFileTemporaryUrlSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description The temporary URL, relative to the server:
+             *     `/user_uploads/temporary/{token}/{name}`. It serves the file
+             *     without credentials for 60 seconds.
+             */
+            url: string;
         };
         /** @description The success body of get-attachments. */
         GetAttachmentsSuccess: {
@@ -3093,6 +6348,14 @@ export interface components {
             /** @description Whether the user is in the group. */
             is_user_group_member: boolean;
         };
+        /** @description The success body of create-big-blue-button-video-call. */
+        CreateBigBlueButtonVideoCallSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The call's address on this server, relative to its root. */
+            url: string;
+        };
         /** @description The success body of get-user-group-subgroups. */
         GetUserGroupSubgroupsSuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -3170,6 +6433,47 @@ export interface components {
             ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
             /** @description The message IDs of the request, returned as given (kept for compatibility). */
             messages: number[];
+            /**
+             * @description Only when removing the `read` flag: the IDs of the channels whose
+             *     messages were left read because the user is not subscribed to
+             *     them. Feature level 355.
+             */
+            ignored_because_not_subscribed_channels?: number[];
+        };
+        /** @description The success body of update-message-flags-for-narrow. */
+        UpdateMessageFlagsForNarrowSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description How many messages the range held (at most `num_before + 1 + num_after`). */
+            processed_count: number;
+            /** @description How many of them had their flag changed (at most `processed_count`). */
+            updated_count: number;
+            /** @description The ID of the oldest message of the range, or null when it was empty. */
+            first_processed_id: number | null;
+            /** @description The ID of the newest message of the range, or null when it was empty. */
+            last_processed_id: number | null;
+            /** @description Whether the range reached the oldest message of the narrow. */
+            found_oldest: boolean;
+            /** @description Whether the range reached the newest message of the narrow. */
+            found_newest: boolean;
+            /**
+             * @description Only when removing the `read` flag: the IDs of the channels whose
+             *     messages were left read because the user is not subscribed to
+             *     them. Feature level 355.
+             */
+            ignored_because_not_subscribed_channels?: number[];
+        };
+        /** @description The success body of mark-all-as-read. */
+        MarkAllAsReadSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description Whether every message was marked read. Always true here; Zulip
+             *     answers false when it stopped after a time limit.
+             */
+            complete: boolean;
         };
         /** @description The success body of get-message. */
         GetMessageSuccess: {
@@ -3246,6 +6550,206 @@ export interface components {
             /** @description The configured views. */
             navigation_views: components["schemas"]["NavigationView"][];
         };
+        /**
+         * @description One linkifier of the organization.
+         * @example {
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+         *       "id": 1
+         *     }
+         */
+        Linkifier: {
+            /**
+             * @description The regular expression, in RE2 syntax with Python-style named
+             *     groups (`(?P<id>[0-9]+)`). It matches only after the start of the
+             *     text, whitespace or one of `'"(,:<`, and not right before a letter
+             *     or digit.
+             */
+            pattern: string;
+            /**
+             * @description The RFC 6570 URL template of the link, whose variables are the
+             *     pattern's named groups (`https://github.com/zulip/zulip/issues/{id}`).
+             *     Changed in feature level 176: replaced `url_format_string`.
+             */
+            url_template: string;
+            /** @description The linkifier's ID. */
+            id: number;
+        };
+        /** @description The success body of get-linkifiers. */
+        GetLinkifiersSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The linkifiers, in the order they apply. */
+            linkifiers: components["schemas"]["Linkifier"][];
+        };
+        /** @description The success body of add-linkifier. */
+        AddLinkifierSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new linkifier's ID. */
+            id: number;
+        };
+        /**
+         * @description A default channel group, as `realm_default_stream_groups` and `default_stream_groups` events list them.
+         * @example {
+         *       "name": "Design",
+         *       "id": 1,
+         *       "description": "Logos and mockups",
+         *       "streams": [
+         *         2,
+         *         5
+         *       ]
+         *     }
+         */
+        DefaultStreamGroup: {
+            /** @description The group's name. */
+            name: string;
+            /** @description The group's ID. */
+            id: number;
+            /** @description The group's description. */
+            description: string;
+            /**
+             * @description The IDs of the group's channels, in the order of their names.
+             *     Changed in feature level 330: IDs rather than channel objects.
+             */
+            streams: number[];
+        };
+        /** @description The success body of add-code-playground. */
+        AddCodePlaygroundSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new playground's ID. */
+            id: number;
+        };
+        /** @description An email domain of the organization. */
+        RealmDomain: {
+            /** @description The domain, in lower case. */
+            domain: string;
+            /** @description Whether addresses at its subdomains count too. */
+            allow_subdomains: boolean;
+        };
+        /** @description The success body of get-realm-domains. */
+        GetRealmDomainsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The organization's email domains, oldest first. */
+            domains: components["schemas"]["RealmDomain"][];
+        };
+        /** @description The success body of create-realm-domain. */
+        CreateRealmDomainSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new domain's ID and the domain as stored (trimmed, in lower case). */
+            new_domain: (number | string)[];
+        };
+        /** @description The success body of export-realm. */
+        ExportRealmSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The ID of the new export. */
+            id: number;
+        };
+        /** @description An export of the organization. */
+        RealmExport: {
+            /** @description The export's ID. */
+            id: number;
+            /** @description The administrator who requested it. */
+            acting_user_id: number | null;
+            /** @description When it was requested, in UNIX seconds. */
+            export_time: number;
+            /** @description When it was deleted, or null. */
+            deleted_timestamp: number | null;
+            /** @description When it failed, or null. */
+            failed_timestamp: number | null;
+            /** @description The address of its archive while it is done and not deleted; null otherwise. */
+            export_url: string | null;
+            /** @description Whether its archive is still being written. */
+            pending: boolean;
+            /**
+             * @description 1 for a public export, 2 for a full export with consent.
+             * @enum {integer}
+             */
+            export_type: 1 | 2;
+        };
+        /** @description The success body of get-realm-exports. */
+        GetRealmExportsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The organization's exports, oldest first. */
+            exports: components["schemas"]["RealmExport"][];
+        };
+        /** @description The success body of get-realm-export-consents. */
+        GetRealmExportConsentsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description One entry per active user who is not a bot. */
+            export_consents: {
+                /** @description The user's ID. */
+                user_id: number;
+                /** @description Whether the user allows exports of their private data. */
+                consented: boolean;
+            }[];
+        };
+        /**
+         * @description An invitation that can still be used: an email invitation
+         *     (`is_multiuse` false, with `email` and `notify_referrer_on_join`) or a
+         *     reusable link (`is_multiuse` true, with `link_url`).
+         */
+        Invite: {
+            /** @description The invitation's ID, for revoking or resending it. */
+            id: number;
+            /** @description The user who created it (changed in feature level 22; before, `ref`). */
+            invited_by_user_id: number;
+            /** @description When it was created, in seconds since the epoch. */
+            invited: number;
+            /** @description When it stops working, in seconds since the epoch; null for never (feature level 61). */
+            expiry_date: number | null;
+            /**
+             * @description The role accounts made with it get (100 owner, 200 administrator, 300 moderator, 400 member, 600 guest).
+             * @enum {integer}
+             */
+            invited_as: 100 | 200 | 300 | 400 | 600;
+            /** @description Whether it is a reusable link rather than an email invitation. */
+            is_multiuse: boolean;
+            /** @description The invited address; email invitations only. */
+            email?: string;
+            /** @description Whether the referrer is told when the invitee joins; email invitations only (feature level 267). */
+            notify_referrer_on_join?: boolean;
+            /** @description The join page's address; reusable links only. */
+            link_url?: string;
+        };
+        /** @description The success body of get-invites. */
+        GetInvitesSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The invitations, oldest first. */
+            invites: components["schemas"]["Invite"][];
+        };
+        /** @description The success body of create-invite-link. */
+        CreateInviteLinkSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The address of the join page for the new link. */
+            invite_link: string;
+        };
+        /** @description The success body of get-alert-words, add-alert-words and remove-alert-words. */
+        AlertWordsSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The user's alert words, in the order they were added. */
+            alert_words: string[];
+        };
     };
     responses: {
         /**
@@ -3262,8 +6766,11 @@ export interface components {
             };
         };
         /**
-         * @description Credentials were missing or invalid, or the user or organization is
-         *     deactivated. Carries a `WWW-Authenticate: Basic realm="zulip"` header.
+         * @description Credentials were missing or invalid, belong to another organization
+         *     than the one at the request's address, or the user or organization is
+         *     deactivated, or an incoming webhook bot called an operation other than
+         *     sending a message (POST /messages and the webhooks). Carries a
+         *     `WWW-Authenticate: Basic realm="zulip"` header.
          */
         Unauthorized: {
             headers: {
@@ -3277,6 +6784,15 @@ export interface components {
         };
         /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
+        /** @description The object exists but the user may not see it. */
+        Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3315,15 +6831,6 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The ID of the target user. */
-        UsersPartUserId: number;
-        /**
-         * @description The target's email address: the real one, where the requester may see
-         *     it, or the placeholder `user{id}@{realm host}`.
-         */
-        UsersPartEmail: string;
-        /** @description The ID of the target user group. */
-        UsersPartUserGroupId: number;
         /**
          * @description Whether the client computes Gravatar URLs itself. When true,
          *     `avatar_url` is null for users whose avatar comes from Gravatar and
@@ -3332,25 +6839,171 @@ export interface components {
         UsersPartClientGravatar: boolean;
         /** @description Whether each human user carries its custom profile field values in `profile_data`. */
         UsersPartIncludeCustomProfileFields: boolean;
-        /**
-         * @description The ID of one of the user's drafts.
-         * @example 2
-         */
-        DraftIdPath: number;
-        /**
-         * @description The ID of one of the user's scheduled messages (not the ID the message will have once sent).
-         * @example 5
-         */
-        ScheduledMessageIdPath: number;
-        /**
-         * @description The fragment (URL hash) that identifies the view. It is the whole
-         *     remainder of the path and may itself contain `/`, for example
-         *     `narrow/is/mentioned`.
-         * @example narrow/is/mentioned
-         */
-        NavigationViewFragmentPath: string;
     };
     requestBodies: {
+        CreateMessageReminderRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The message to be reminded of; the user must be able to read it.
+                     */
+                    message_id: number;
+                    /**
+                     * Format: int64
+                     * @description When to deliver the reminder (UNIX time, seconds); it must be in the future.
+                     */
+                    scheduled_delivery_timestamp: number;
+                    /**
+                     * @description A note shown in the reminder, quoted. Trailing whitespace and
+                     *     leading blank lines are removed; at most `max_reminder_note_length`
+                     *     characters may remain.
+                     */
+                    note?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateMessageReminderRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateSavedSnippetRequest: {
+            content: {
+                "application/json": {
+                    /** @description The snippet's title; surrounding whitespace is removed, and something must remain. */
+                    title: string;
+                    /** @description The snippet's text, in Markdown; surrounding whitespace is removed, and something must remain. */
+                    content: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateSavedSnippetRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        EditSavedSnippetRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new title, with the rules of `POST /saved_snippets`. */
+                    title?: string;
+                    /** @description The new text, with the rules of `POST /saved_snippets`. */
+                    content?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["EditSavedSnippetRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        ReorderChannelFoldersRequest: {
+            content: {
+                "application/json": {
+                    /** @description The ID of every folder of the organization, archived ones included, in the new order. */
+                    order: number[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["ReorderChannelFoldersRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateChannelFolderRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The folder's name, unique in the organization whatever the
+                     *     case. Clients learn the limit from `max_channel_folder_name_length`
+                     *     of `POST /register`.
+                     */
+                    name: string;
+                    /**
+                     * @description The folder's description, in Markdown; may be empty. Clients
+                     *     learn the limit from `max_channel_folder_description_length`.
+                     */
+                    description: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateChannelFolderRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateChannelFolderRequest: {
+            content: {
+                "application/json": {
+                    /** @description The new name; the rules of `POST /channel_folders/create` apply. */
+                    name?: string;
+                    /** @description The new description, in Markdown. */
+                    description?: string;
+                    /** @description True archives the folder (it must hold no channel that is not archived); false unarchives it. */
+                    is_archived?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateChannelFolderRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateBotRequest: {
+            content: {
+                "application/json": {
+                    /** @description The bot's name as people see it. */
+                    full_name: string;
+                    /** @description The part of the bot's email address before `-bot@`. */
+                    short_name: string;
+                    /**
+                     * Format: int32
+                     * @description 1 generic, 2 incoming webhook, 3 outgoing webhook.
+                     * @default 1
+                     */
+                    bot_type?: number;
+                    /**
+                     * @description Where an outgoing webhook bot's payloads are posted (http or https).
+                     * @default
+                     */
+                    payload_url?: string;
+                    /** @description The name of an outgoing webhook bot's service (default, its short name). */
+                    service_name?: string;
+                    /** @description Configuration of an incoming webhook bot's integration, as strings by key. */
+                    config_data?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: int32
+                     * @description The payload format of an outgoing webhook bot, 1 Zulip's, 2 Slack's.
+                     * @default 1
+                     */
+                    interface_type?: number;
+                    /** @description The name of the bot's default channel for sending. */
+                    default_sending_stream?: string;
+                    /** @description The name of the channel whose events the bot's `POST /register` covers by default. */
+                    default_events_register_stream?: string;
+                    /** @description Whether the bot's `POST /register` covers every public channel by default. */
+                    default_all_public_streams?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateBotRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateBotRequest: {
+            content: {
+                "application/json": {
+                    /** @description The bot's new name. */
+                    full_name?: string;
+                    /**
+                     * Format: int32
+                     * @description The bot's new role (administrators only).
+                     * @enum {integer}
+                     */
+                    role?: 100 | 200 | 300 | 400 | 600;
+                    /**
+                     * Format: int32
+                     * @description The user ID of the bot's new owner.
+                     */
+                    bot_owner_id?: number;
+                    /** @description Configuration of the bot's integration, replacing the keys given. */
+                    config_data?: {
+                        [key: string]: string;
+                    };
+                    /** @description The new endpoint of an outgoing webhook bot. */
+                    service_payload_url?: string;
+                    /**
+                     * Format: int32
+                     * @description The payload format for `service_payload_url`, 1 Zulip's, 2 Slack's.
+                     * @default 1
+                     */
+                    service_interface?: number;
+                    /** @description The name of the bot's default channel for sending; empty for none. */
+                    default_sending_stream?: string;
+                    /** @description The name of the bot's default channel for `POST /register`; empty for none. */
+                    default_events_register_stream?: string;
+                    /** @description Whether the bot's `POST /register` covers every public channel by default. */
+                    default_all_public_streams?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateBotRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         FetchApiKeyRequest: {
             content: {
                 "application/json": {
@@ -3425,6 +7078,7 @@ export interface components {
                     /** @description The new name. An empty value is ignored. */
                     full_name?: string;
                     /**
+                     * Format: int32
                      * @description The new role: 100 owner, 200 administrator, 300 moderator,
                      *     400 member, 600 guest. Only owners may grant or remove the owner
                      *     role, and the organization's last owner keeps it.
@@ -3436,7 +7090,10 @@ export interface components {
                      *     user's value for that field.
                      */
                     profile_data?: {
-                        /** @description The custom profile field's ID. */
+                        /**
+                         * Format: int32
+                         * @description The custom profile field's ID.
+                         */
                         id: number;
                         /**
                          * @description The new value: text for most field types, a list of user IDs
@@ -3461,15 +7118,18 @@ export interface components {
                     /**
                      * @description The name of the new status emoji; the empty string removes the
                      *     emoji. Sent alone, the code and type are looked up from the name.
+                     *     A Unicode emoji may be named by an alias; it is stored and
+                     *     reported under its canonical name (`thumbs_up` becomes `+1`).
                      */
                     emoji_name?: string;
                     /** @description The emoji's identifier within the namespace of `reaction_type`; needs `emoji_name`. */
                     emoji_code?: string;
                     /**
                      * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`.
+                     *     `service_extra_emoji` is read as `zulip_extra_emoji`.
                      * @enum {string}
                      */
-                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateStatusForUserRequest"]["content"]["application/json"]["schema"];
             };
@@ -3489,6 +7149,8 @@ export interface components {
                     /**
                      * @description The name of the new status emoji; the empty string removes the
                      *     emoji. Sent alone, the code and type are looked up from the name.
+                     *     A Unicode emoji may be named by an alias; it is stored and
+                     *     reported under its canonical name (`thumbs_up` becomes `+1`).
                      *     Feature level 86.
                      */
                     emoji_name?: string;
@@ -3498,10 +7160,12 @@ export interface components {
                      */
                     emoji_code?: string;
                     /**
-                     * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`. Feature level 86.
+                     * @description The emoji's namespace (see `UserStatus`); needs `emoji_name`.
+                     *     Feature level 86. `service_extra_emoji` is read as
+                     *     `zulip_extra_emoji`.
                      * @enum {string}
                      */
-                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateStatusRequest"]["content"]["application/json"]["schema"];
             };
@@ -3521,12 +7185,14 @@ export interface components {
                      */
                     ping_only?: boolean;
                     /**
+                     * Format: int32
                      * @description The `presence_last_update_id` of the previous answer, or `-1` on
                      *     the first call. When sent, only newer presence data comes back,
                      *     in the modern format. Feature level 263.
                      */
                     last_update_id?: number;
                     /**
+                     * Format: int32
                      * @description How many days back to look for presence data. Ignored when
                      *     `last_update_id` is greater than 0. Feature level 288.
                      * @default 14
@@ -3565,6 +7231,43 @@ export interface components {
                     appid: string;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["AddApnsTokenRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        RenderMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The Markdown to render.
+                     * @example **foo**
+                     */
+                    content: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["RenderMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        DeleteTopicRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The name of the topic whose messages are deleted.
+                     * @example new coffee machine
+                     */
+                    topic_name: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["DeleteTopicRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddFcmTokenRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The registration token Firebase Cloud Messaging gave the app:
+                     *     not empty and at most 4096 characters.
+                     * @example cXXE2TFnRvqW1e1Fkq2WxN:APA91bH4rE8f2zW0mYq3cD7x
+                     */
+                    token: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddFcmTokenRequest"]["content"]["application/json"]["schema"];
             };
         };
         CreateUserGroupRequest: {
@@ -3629,6 +7332,34 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserGroupMembersRequest"]["content"]["application/json"]["schema"];
             };
         };
+        UpdateUserGroupSubgroupsRequest: {
+            content: {
+                "application/json": {
+                    /** @description IDs of groups to add as direct subgroups. */
+                    add?: number[];
+                    /** @description IDs of groups to remove from the direct subgroups. */
+                    delete?: number[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserGroupSubgroupsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        TestNotifyRequest: {
+            content: {
+                "application/json": {
+                    /** @description The device's push token; without it, every device of the requester. */
+                    token?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["TestNotifyRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        /** @description The payload, any JSON object. */
+        JsonWebhookRequest: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
         CreateCustomProfileFieldRequest: {
             content: {
                 "application/json": {
@@ -3637,6 +7368,7 @@ export interface components {
                     /** @description Help text shown when users fill in the field. */
                     hint?: string;
                     /**
+                     * Format: int32
                      * @description 1 short text, 2 long text, 3 list of options, 4 date, 5 link,
                      *     6 person picker, 7 external account, 8 pronouns.
                      * @enum {integer}
@@ -3688,36 +7420,282 @@ export interface components {
         UpdateSettingsRequest: {
             content: {
                 "application/json": {
-                    /** @description A new display name; refused when the organization forbids name changes. */
-                    full_name?: string;
                     /**
+                     * @description The user's new name, 1 to 100 characters once surrounding whitespace is
+                     *     removed (refused with `Name too short!` when empty).
+                     */
+                    full_name?: string;
+                    /** @description Whether times are shown in 24-hour notation. */
+                    twenty_four_hour_time?: boolean;
+                    /**
+                     * Format: int32
+                     * @description The color theme: 1 follows the device, 2 dark, 3 light.
+                     * @enum {integer}
+                     */
+                    color_scheme?: 1 | 2 | 3;
+                    /**
+                     * @description The language of the interface and of emails to the user: a code the
+                     *     server has translations for (`en`, `de`, `pt_BR`, `zh_Hans`, ...);
+                     *     another value is refused with `Invalid default_language`.
+                     *     The `user_settings` event for it carries the language's name in
+                     *     `language_name`.
+                     */
+                    default_language?: string;
+                    /**
+                     * @description The view the web app opens on: `recent_topics`, `inbox` or
+                     *     `all_messages` (the combined feed). Feature level 219.
+                     * @enum {string}
+                     */
+                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    /** @description Whether pressing Escape in the web app leads to the home view. Feature level 219. */
+                    web_escape_navigates_to_home_view?: boolean;
+                    /**
+                     * Format: int32
+                     * @description Whether channels without recent traffic are demoted in the left sidebar:
+                     *     1 automatically (with many channels), 2 always, 3 never.
+                     * @enum {integer}
+                     */
+                    demote_inactive_streams?: 1 | 2 | 3;
+                    /**
+                     * @description How emoji are drawn: `google`, `google-blob`, `twitter`, or `text`
+                     *     (their names as text).
+                     * @enum {string}
+                     */
+                    emojiset?: "google" | "google-blob" | "twitter" | "text";
+                    /**
+                     * @description Whether drafts are stored on the server. Turning it off deletes the
+                     *     drafts stored there (without events). Feature level 87.
+                     */
+                    enable_drafts_synchronization?: boolean;
+                    /**
+                     * @description Whether pressing Enter sends the message being composed (or saves an
+                     *     edit). Feature level 81.
+                     */
+                    enter_sends?: boolean;
+                    /** @description Whether the web app's middle column takes the full width of wide screens. */
+                    fluid_layout_width?: boolean;
+                    /** @description Reserved for a design that helps visually impaired users. */
+                    high_contrast_mode?: boolean;
+                    /** @description Whether the user list sits in the left sidebar on narrow windows. */
+                    left_side_userlist?: boolean;
+                    /** @description Whether clients show how many messages are starred. */
+                    starred_message_counts?: boolean;
+                    /** @description Whether emoticons such as `:)` in messages the user sends become emoji. */
+                    translate_emoticons?: boolean;
+                    /**
+                     * @description The user's IANA time zone (`Europe/Berlin`), shown to others as their
+                     *     local time; another value is refused with
+                     *     `timezone is not a recognized time zone`. Everyone in the organization
+                     *     gets a `realm_user` update with the new zone.
+                     */
+                    timezone?: string;
+                    /**
+                     * @description Whether reactions show the names of those who reacted (when few did)
+                     *     rather than a count. Feature level 125.
+                     */
+                    display_emoji_reaction_users?: boolean;
+                    /**
+                     * Format: int32
+                     * @description Whether scrolling through messages in the web app marks them read:
+                     *     1 always, 2 only in conversation views, 3 never. Feature level 175.
+                     * @enum {integer}
+                     */
+                    web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+                    /**
+                     * Format: int32
+                     * @description Where a click on a channel leads in the web app: 1 its top topic,
+                     *     2 the channel's feed, 3 its list of topics, 4 its top unread topic.
+                     *     Feature level 269.
+                     * @enum {integer}
+                     */
+                    web_channel_default_view?: 1 | 2 | 3 | 4;
+                    /**
+                     * Format: int32
+                     * @description The web app's font size, in pixels. Feature level 245.
+                     */
+                    web_font_size_px?: number;
+                    /**
+                     * Format: int32
+                     * @description The web app's line height, in percent of the font size (140 is a
+                     *     line height of 1.4). Feature level 245.
+                     */
+                    web_line_height_percent?: number;
+                    /**
+                     * Format: int32
+                     * @description How the right sidebar lists users: 1 compact, 2 with their status,
+                     *     3 with avatar and status. Feature level 141.
+                     * @enum {integer}
+                     */
+                    user_list_style?: 1 | 2 | 3;
+                    /**
+                     * @description When animated image previews play in the web app: `always`,
+                     *     `on_hover` or `never`. Feature level 275.
+                     * @enum {string}
+                     */
+                    web_animate_image_previews?: "always" | "on_hover" | "never";
+                    /**
+                     * Format: int32
+                     * @description Which channels show an unread count in the left sidebar (the others a
+                     *     dot): 1 all, 2 unmuted channels and topics, 3 none. Feature level 210.
+                     * @enum {integer}
+                     */
+                    web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Whether the web app shows the conversation a message was just sent to.
+                     *     Feature level 268.
+                     */
+                    web_navigate_to_sent_message?: boolean;
+                    /**
+                     * @description Whether the web app offers to update the profile time zone when it
+                     *     differs from the device's. Feature level 329.
+                     */
+                    web_suggest_update_timezone?: boolean;
+                    /**
+                     * @description Whether the left sidebar sums up unread messages per section.
+                     *     Feature level 398.
+                     */
+                    web_left_sidebar_unreads_count_summary?: boolean;
+                    /**
+                     * @description Whether the left sidebar groups channels by their folders.
+                     *     Feature level 411.
+                     */
+                    web_left_sidebar_show_channel_folders?: boolean;
+                    /**
+                     * @description Whether clients hide AI features such as topic summaries.
+                     *     Feature level 350.
+                     */
+                    hide_ai_features?: boolean;
+                    /**
+                     * @description Which notices of a topic being resolved are marked read on arrival:
+                     *     `always`, `except_followed` (unless the user follows the topic) or
+                     *     `never`. Feature level 385.
+                     * @enum {string}
+                     */
+                    resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+                    /** @description Desktop notifications for channel messages. */
+                    enable_stream_desktop_notifications?: boolean;
+                    /** @description Email notifications for channel messages. */
+                    enable_stream_email_notifications?: boolean;
+                    /** @description Mobile notifications for channel messages. */
+                    enable_stream_push_notifications?: boolean;
+                    /** @description Audible desktop notifications for channel messages. */
+                    enable_stream_audible_notifications?: boolean;
+                    /**
+                     * @description The sound of audible notifications: one of
+                     *     `available_notification_sounds` of `POST /register`, or `none`;
+                     *     another value is refused with `Invalid notification sound 'NAME'`.
+                     */
+                    notification_sound?: string;
+                    /** @description Desktop notifications for direct messages and mentions. */
+                    enable_desktop_notifications?: boolean;
+                    /** @description Audible desktop notifications for direct messages and mentions. */
+                    enable_sounds?: boolean;
+                    /**
+                     * Format: int32
+                     * @description How long the server waits to gather notification emails into one,
+                     *     in seconds: 1 to 604800 (a week); another value is refused with
+                     *     `Invalid email batching period: N seconds`. Feature level 82.
+                     */
+                    email_notifications_batching_period_seconds?: number;
+                    /** @description Email notifications for direct messages and mentions while offline. */
+                    enable_offline_email_notifications?: boolean;
+                    /** @description Mobile notifications for direct messages and mentions while offline. */
+                    enable_offline_push_notifications?: boolean;
+                    /** @description Mobile notifications for direct messages and mentions while online. */
+                    enable_online_push_notifications?: boolean;
+                    /** @description Desktop notifications for messages in followed topics. Feature level 189. */
+                    enable_followed_topic_desktop_notifications?: boolean;
+                    /** @description Email notifications for messages in followed topics. Feature level 189. */
+                    enable_followed_topic_email_notifications?: boolean;
+                    /** @description Mobile notifications for messages in followed topics. Feature level 189. */
+                    enable_followed_topic_push_notifications?: boolean;
+                    /**
+                     * @description Audible desktop notifications for messages in followed topics.
+                     *     Feature level 189.
+                     */
+                    enable_followed_topic_audible_notifications?: boolean;
+                    /**
+                     * @description Whether wildcard mentions (`@**all**`) in followed topics notify like a
+                     *     personal mention. Feature level 189.
+                     */
+                    enable_followed_topic_wildcard_mentions_notify?: boolean;
+                    /** @description Digest emails of what happened while the user was away. */
+                    enable_digest_emails?: boolean;
+                    /** @description Marketing emails (sent by no server but Zulip Cloud). */
+                    enable_marketing_emails?: boolean;
+                    /** @description An email on each new login to the account. */
+                    enable_login_emails?: boolean;
+                    /** @description Whether notification emails include the message itself. */
+                    message_content_in_email_notifications?: boolean;
+                    /** @description Whether desktop notifications show the content of direct messages. */
+                    pm_content_in_desktop_notifications?: boolean;
+                    /** @description Whether wildcard mentions (`@**all**`) notify like a personal mention. */
+                    wildcard_mentions_notify?: boolean;
+                    /**
+                     * Format: int32
+                     * @description What the unread badge of the desktop app and browser tab counts:
+                     *     1 all unread messages, 2 direct messages, mentions and followed topics,
+                     *     3 direct messages and mentions, 4 nothing (no badge).
+                     * @enum {integer}
+                     */
+                    desktop_icon_count_display?: 1 | 2 | 3 | 4;
+                    /**
+                     * Format: int32
+                     * @description Whether notification email subjects name the organization:
+                     *     1 automatically (when the user has accounts in several), 2 always,
+                     *     3 never. Feature level 168.
+                     * @enum {integer}
+                     */
+                    realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+                    /**
+                     * Format: int32
+                     * @description Which topics the user follows automatically: 1 those they take part
+                     *     in, 2 those they send a message to, 3 those they start, 4 none.
+                     *     Feature level 214.
+                     * @enum {integer}
+                     */
+                    automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * Format: int32
+                     * @description Which topics of muted channels are unmuted automatically, with the same
+                     *     choices as `automatically_follow_topics_policy`. Feature level 214.
+                     * @enum {integer}
+                     */
+                    automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether topics where the user is mentioned are followed automatically.
+                     *     Feature level 235.
+                     */
+                    automatically_follow_topics_where_mentioned?: boolean;
+                    /** @description Whether others may see when the user is online (off is invisible mode). */
+                    presence_enabled?: boolean;
+                    /**
+                     * @description Whether typing notices are sent while composing direct messages.
+                     *     Feature level 105.
+                     */
+                    send_private_typing_notifications?: boolean;
+                    /**
+                     * @description Whether typing notices are sent while composing channel messages.
+                     *     Feature level 105.
+                     */
+                    send_stream_typing_notifications?: boolean;
+                    /** @description Whether others may see that the user has read messages. Feature level 105. */
+                    send_read_receipts?: boolean;
+                    /** @description Whether the user is sent other users' typing notices. Feature level 253. */
+                    receives_typing_notifications?: boolean;
+                    /**
+                     * @description Whether organization administrators may export the user's private data.
+                     *     Feature level 293.
+                     */
+                    allow_private_data_export?: boolean;
+                    /**
+                     * Format: int32
                      * @description Who may see the user's real email address: 1 everyone, 2 members,
-                     *     3 administrators, 4 nobody, 5 moderators. Feature level 163
-                     *     (before it, an organization setting).
+                     *     3 administrators, 4 nobody, 5 moderators. Feature level 163 (before
+                     *     it, an organization setting).
                      * @enum {integer}
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
-                    /** @description Whether typing notices are sent while composing channel messages. Feature level 105. */
-                    send_stream_typing_notifications?: boolean;
-                    /** @description Whether typing notices are sent while composing direct messages. Feature level 105. */
-                    send_private_typing_notifications?: boolean;
-                    /** @description Whether others may see that the user has read messages. Feature level 105. */
-                    send_read_receipts?: boolean;
-                    /**
-                     * @description Whether drafts are stored on the server. Turning it off deletes the
-                     *     drafts stored there. Feature level 87.
-                     */
-                    enable_drafts_synchronization?: boolean;
-                    /** @description Whether others may see when the user is online (false is invisible mode). */
-                    presence_enabled?: boolean;
-                    /** @description The user's IANA time zone, shown to others; the empty string unsets it. */
-                    timezone?: string;
-                    /** @description A language code the server has translations for, such as `en` or `de`. */
-                    default_language?: string;
-                    /** @description Whether times are shown in 24-hour notation. */
-                    twenty_four_hour_time?: boolean;
-                    /** @description Whether pressing Enter sends the message being composed. Feature level 81. */
-                    enter_sends?: boolean;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSettingsRequest"]["content"]["application/json"]["schema"];
             };
@@ -3731,6 +7709,12 @@ export interface components {
                     description?: string;
                     /** @description Whether senders may edit the content of their messages. */
                     allow_message_editing?: boolean;
+                    /**
+                     * @description Whether links to images in messages get inline image
+                     *     previews (see `POST /messages/render`). Applies to messages
+                     *     sent or edited afterwards.
+                     */
+                    inline_image_preview?: boolean;
                     /**
                      * @description How long after sending a message its content may still be edited,
                      *     in seconds, or `unlimited` (JSON `null` is read the same way) for
@@ -3764,6 +7748,7 @@ export interface components {
                      */
                     topics_policy?: "allow_empty_topic" | "disable_empty_topic";
                     /**
+                     * Format: int32
                      * @description The default, for new users, of who may see a user's real email
                      *     address: 1 everyone, 2 members, 3 administrators, 4 nobody,
                      *     5 moderators. Each user changes their own value with
@@ -3772,7 +7757,10 @@ export interface components {
                      * @enum {integer}
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
-                    /** @description How many days old an account must be to count as a full member. */
+                    /**
+                     * Format: int32
+                     * @description How many days old an account must be to count as a full member.
+                     */
                     waiting_period_threshold?: number;
                     can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
@@ -3813,10 +7801,20 @@ export interface components {
                      * @enum {string}
                      */
                     topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
-                    /** @description The channel folder to put the channel in; null takes it out of its folder. Feature level 389. */
+                    /**
+                     * Format: int32
+                     * @description The channel folder to put the channel in; null takes it out of its folder. Feature level 389.
+                     */
                     folder_id?: number | null;
                     /** @description Send false to unarchive an archived channel; true changes nothing. Feature level 315. */
                     is_archived?: boolean;
+                    /**
+                     * @description Make the channel a default channel, which new users join
+                     *     (true), or take it out of the default channels (false).
+                     *     Organization administrators only; a private channel cannot
+                     *     be a default channel. Feature level 200.
+                     */
+                    is_default_stream?: boolean;
                     can_add_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
                     can_remove_subscribers_group?: components["schemas"]["ChannelGroupSettingUpdate"];
                     can_administer_channel_group?: components["schemas"]["ChannelGroupSettingUpdate"];
@@ -3896,7 +7894,10 @@ export interface components {
                      * @enum {string}
                      */
                     topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
-                    /** @description The channel folder to put new channels in. */
+                    /**
+                     * Format: int32
+                     * @description The channel folder to put new channels in.
+                     */
                     folder_id?: number;
                     /** @description Who may subscribe others to new channels. */
                     can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
@@ -3927,7 +7928,10 @@ export interface components {
                 "application/json": {
                     /** @description The changes to make, in order. */
                     subscription_data: {
-                        /** @description The ID of a channel the user is subscribed to. */
+                        /**
+                         * Format: int32
+                         * @description The ID of a channel the user is subscribed to.
+                         */
                         stream_id: number;
                         /**
                          * @description Any other name gives "Unknown subscription property: ...".
@@ -4057,6 +8061,76 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateMessageFlagsRequest"]["content"]["application/json"]["schema"];
             };
         };
+        UpdateMessageFlagsForNarrowRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the range is centred: a message ID, or `newest`,
+                     *     `oldest` or `first_unread` (the oldest unread matching
+                     *     message, else the newest). Any other text gives "Invalid
+                     *     anchor".
+                     */
+                    anchor: string | number;
+                    /**
+                     * @description Whether the anchor message itself is part of the range. It can
+                     *     be left out only at an end of the range: with both
+                     *     `num_before` and `num_after` above zero, false gives "The
+                     *     anchor can only be excluded at an end of the range".
+                     * @default true
+                     */
+                    include_anchor?: boolean;
+                    /**
+                     * Format: int32
+                     * @description How many matching messages older than the anchor to include at most.
+                     */
+                    num_before: number;
+                    /**
+                     * Format: int32
+                     * @description How many matching messages newer than the anchor to include at most.
+                     */
+                    num_after: number;
+                    narrow: components["schemas"]["Narrow"];
+                    /**
+                     * @description Whether to add (`add`) or remove (`remove`) the flag; anything
+                     *     else gives "Invalid message flag operation: '...'".
+                     */
+                    op: string;
+                    /**
+                     * @description The flag to change: `read`, `starred` or `collapsed`. Flags the
+                     *     server sets give "Flag not editable: '...'"; unknown names give
+                     *     "Invalid flag: '...'".
+                     */
+                    flag: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateMessageFlagsForNarrowRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        MarkStreamAsReadRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The ID of the channel.
+                     */
+                    stream_id: number;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["MarkStreamAsReadRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        MarkTopicAsReadRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The ID of the channel.
+                     */
+                    stream_id: number;
+                    /** @description The topic, in any case. */
+                    topic_name: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["MarkTopicAsReadRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         UpdateMessageRequest: {
             content: {
                 "application/json": {
@@ -4106,7 +8180,10 @@ export interface components {
                      *     `EXPECTATION_MISMATCH`. Feature level 379.
                      */
                     prev_content_sha256?: string;
-                    /** @description The channel to move the messages to; channel messages only, and not together with `content`. */
+                    /**
+                     * Format: int32
+                     * @description The channel to move the messages to; channel messages only, and not together with `content`.
+                     */
                     stream_id?: number;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateMessageRequest"]["content"]["application/json"]["schema"];
@@ -4120,10 +8197,12 @@ export interface components {
                     /** @description The emoji's identifier within the namespace of `reaction_type`; looked up from the name when left out. */
                     emoji_code?: string;
                     /**
-                     * @description The emoji namespace (see `remove-reaction`); inferred from the name when left out.
+                     * @description The emoji namespace (see `remove-reaction`); inferred from the
+                     *     name when left out. `service_extra_emoji` is read as
+                     *     `zulip_extra_emoji`.
                      * @enum {string}
                      */
-                    reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                    reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["AddReactionRequest"]["content"]["application/json"]["schema"];
             };
@@ -4147,7 +8226,10 @@ export interface components {
                      *     (required then). A bare integer is taken as a one-element list.
                      */
                     to?: number[] | number;
-                    /** @description For channel conversations, the channel's ID (required then). */
+                    /**
+                     * Format: int32
+                     * @description For channel conversations, the channel's ID (required then).
+                     */
                     stream_id?: number;
                     /** @description For channel conversations, the topic (required then). */
                     topic?: string;
@@ -4224,6 +8306,7 @@ export interface components {
                      */
                     topic?: string;
                     /**
+                     * Format: int64
                      * @description When to send the message, in UNIX seconds (UTC); must lie in the future.
                      * @example 1900000000
                      */
@@ -4265,6 +8348,7 @@ export interface components {
                      */
                     topic?: string;
                     /**
+                     * Format: int64
                      * @description The new delivery time, in UNIX seconds (UTC); must lie in the future. Required when the message has `failed` set.
                      * @example 1900000000
                      */
@@ -4306,6 +8390,299 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["EditNavigationViewRequest"]["content"]["application/json"]["schema"];
             };
         };
+        LinkifierRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The regular expression, in RE2 syntax; its named groups
+                     *     (`(?P<name>...)`) are the variables of `url_template`.
+                     */
+                    pattern: string;
+                    /**
+                     * @description The RFC 6570 URL template of the link, using every named
+                     *     group of the pattern and no other variable. Changed in
+                     *     feature level 176: replaced `url_format_string`.
+                     */
+                    url_template: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["LinkifierRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateLinkifierRequest: {
+            content: {
+                "application/json": components["requestBodies"]["LinkifierRequest"]["content"]["application/json"]["schema"];
+                "application/x-www-form-urlencoded": components["requestBodies"]["LinkifierRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        ReorderLinkifiersRequest: {
+            content: {
+                "application/json": {
+                    /** @description The ID of every linkifier of the organization, once each, in the new order. */
+                    ordered_linkifier_ids: number[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["ReorderLinkifiersRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        DefaultStreamRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The ID of the channel to make a default channel.
+                     */
+                    stream_id: number;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["DefaultStreamRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateDefaultStreamGroupRequest: {
+            content: {
+                "application/json": {
+                    /** @description The group's name, unique in the organization; at most 60 characters. */
+                    group_name: string;
+                    /** @description The group's description. */
+                    description: string;
+                    /** @description The names of the group's channels (none may be a default channel). */
+                    stream_names: string[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateDefaultStreamGroupRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateDefaultStreamGroupRequest: {
+            content: {
+                "application/json": {
+                    /** @description The group's new name. */
+                    new_group_name?: string;
+                    /** @description The group's new description. */
+                    new_description?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateDefaultStreamGroupRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateDefaultStreamGroupStreamsRequest: {
+            content: {
+                "application/json": {
+                    /** @description `add` to add the channels to the group, `remove` to take them out. */
+                    op: string;
+                    /** @description The names of the channels to add or remove. */
+                    stream_names: string[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateDefaultStreamGroupStreamsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddCodePlaygroundRequest: {
+            content: {
+                "application/json": {
+                    /** @description The name users see in a code block's list of playgrounds. */
+                    name: string;
+                    /**
+                     * @description The language of the code blocks the playground applies to,
+                     *     as code blocks name it (`python`, `c++`): lower-case
+                     *     letters, digits and `_+,-./#`, at most 40 characters.
+                     */
+                    pygments_language: string;
+                    /**
+                     * @description The RFC 6570 URL template of the playground, whose only
+                     *     variable is `code`, the code block's content. Changed in
+                     *     feature level 196: replaced `url_prefix`.
+                     */
+                    url_template: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddCodePlaygroundRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateRealmDomainRequest: {
+            content: {
+                "application/json": {
+                    /** @description The domain (`example.com`); surrounding whitespace is removed and it is lower-cased. */
+                    domain: string;
+                    /** @description Whether addresses at its subdomains count too. */
+                    allow_subdomains: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateRealmDomainRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateRealmDomainRequest: {
+            content: {
+                "application/json": {
+                    /** @description Whether addresses at the domain's subdomains count too. */
+                    allow_subdomains: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateRealmDomainRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        MarkOnboardingStepAsReadRequest: {
+            content: {
+                "application/json": {
+                    /** @description The name of the onboarding step, as `onboarding_steps` lists it. */
+                    onboarding_step: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["MarkOnboardingStepAsReadRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        ReorderCustomProfileFieldsRequest: {
+            content: {
+                "application/json": {
+                    /** @description The ID of every custom profile field of the organization, once each, in the new display order. */
+                    order: number[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["ReorderCustomProfileFieldsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        ExportRealmRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description 1 (the default) for a public export, 2 for a full export
+                     *     with the private data of the users who consented.
+                     * @enum {integer}
+                     */
+                    export_type?: 1 | 2;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["ExportRealmRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        SendInvitesRequest: {
+            content: {
+                "application/json": {
+                    /** @description The addresses to invite, separated by commas or new lines; `Name <address>` is read as the address. */
+                    invitee_emails: string;
+                    /**
+                     * Format: int32
+                     * @description Minutes until the invitation stops working; null for never. Ten days when absent.
+                     */
+                    invite_expires_in_minutes?: number | null;
+                    /**
+                     * @description The role of the new accounts (100 owner, 200 administrator, 300 moderator, 400 member, 600 guest).
+                     * @default 400
+                     * @enum {integer}
+                     */
+                    invite_as?: 100 | 200 | 300 | 400 | 600;
+                    /**
+                     * @description The channels the new accounts join.
+                     * @default []
+                     */
+                    stream_ids?: number[];
+                    /**
+                     * @description The user groups the new accounts join; the user must be allowed to add members to each.
+                     * @default []
+                     */
+                    group_ids?: number[];
+                    /**
+                     * @description Whether the new accounts also join the organization's default channels (feature level 261).
+                     * @default false
+                     */
+                    include_realm_default_subscriptions?: boolean;
+                    /**
+                     * @description Whether the user is to be told when an invitee joins (feature level 267).
+                     * @default true
+                     */
+                    notify_referrer_on_join?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["SendInvitesRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        CreateInviteLinkRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Minutes until the invitation stops working; null for never. Ten days when absent.
+                     */
+                    invite_expires_in_minutes?: number | null;
+                    /**
+                     * @description The role of the new accounts (100 owner, 200 administrator, 300 moderator, 400 member, 600 guest).
+                     * @default 400
+                     * @enum {integer}
+                     */
+                    invite_as?: 100 | 200 | 300 | 400 | 600;
+                    /**
+                     * @description The channels the new accounts join.
+                     * @default []
+                     */
+                    stream_ids?: number[];
+                    /**
+                     * @description The user groups the new accounts join; the user must be allowed to add members to each.
+                     * @default []
+                     */
+                    group_ids?: number[];
+                    /**
+                     * @description Whether the new accounts also join the organization's default channels (feature level 261).
+                     * @default false
+                     */
+                    include_realm_default_subscriptions?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateInviteLinkRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateUserTopicRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The ID of the channel the topic is in.
+                     * @example 1
+                     */
+                    stream_id: number;
+                    /**
+                     * @description The topic's name, matched without regard to case.
+                     * @example dinner
+                     */
+                    topic: string;
+                    /**
+                     * @description 0 none (the channel's settings apply), 1 muted, 2 unmuted,
+                     *     3 followed.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    visibility_policy: 0 | 1 | 2 | 3;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateUserTopicRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        MuteTopicRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description The ID of the channel; give this or `stream`, not both.
+                     * @example 2
+                     */
+                    stream_id?: number;
+                    /**
+                     * @description The name of the channel; give this or `stream_id`, not both.
+                     * @example design
+                     */
+                    stream?: string;
+                    /**
+                     * @description The topic's name, matched without regard to case.
+                     * @example logo
+                     */
+                    topic: string;
+                    /**
+                     * @description `add` to mute the topic, `remove` to unmute it.
+                     * @example add
+                     * @enum {string}
+                     */
+                    op: "add" | "remove";
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["MuteTopicRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        AddAlertWordsRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The words or phrases to add.
+                     * @example [
+                     *       "ghost"
+                     *     ]
+                     */
+                    alert_words: string[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["AddAlertWordsRequest"]["content"]["application/json"]["schema"];
+            };
+        };
     };
     headers: never;
     pathItems: never;
@@ -4330,8 +8707,34 @@ export interface operations {
                     "application/json": components["schemas"]["FetchApiKeySuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description The email address and password were refused, or the account or its
+             *     organization is deactivated. Carries a `WWW-Authenticate: Basic
+             *     realm="zulip"` header.
+             */
+            401: {
+                headers: {
+                    /** @description Always `Basic realm="zulip"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4384,6 +8787,41 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "deactivate-own-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account was deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "register-queue": {
         parameters: {
             query?: never;
@@ -4407,7 +8845,19 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterQueueSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4439,7 +8889,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetEventsSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -4465,7 +8927,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4480,7 +8954,7 @@ export interface operations {
                  *     `avatar_url` is null for users whose avatar comes from Gravatar and
                  *     whose real email address the requester can see.
                  */
-                client_gravatar?: components["parameters"]["UsersPartClientGravatar"];
+                client_gravatar?: boolean;
                 /** @description Whether each human user carries its custom profile field values in `profile_data`. */
                 include_custom_profile_fields?: components["parameters"]["UsersPartIncludeCustomProfileFields"];
             };
@@ -4522,7 +8996,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreateUserSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4544,7 +9030,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4559,7 +9045,19 @@ export interface operations {
                     "application/json": components["schemas"]["UsersPartSingleUserResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -4578,7 +9076,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4593,7 +9091,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4606,7 +9116,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4621,7 +9131,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4646,7 +9168,7 @@ export interface operations {
                  * @description The target's email address: the real one, where the requester may see
                  *     it, or the placeholder `user{id}@{realm host}`.
                  */
-                email: components["parameters"]["UsersPartEmail"];
+                email: string;
             };
             cookie?: never;
         };
@@ -4661,7 +9183,19 @@ export interface operations {
                     "application/json": components["schemas"]["UsersPartSingleUserResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -4675,7 +9209,7 @@ export interface operations {
                  * @description The target's email address: the real one, where the requester may see
                  *     it, or the placeholder `user{id}@{realm host}`.
                  */
-                email: components["parameters"]["UsersPartEmail"];
+                email: string;
             };
             cookie?: never;
         };
@@ -4690,7 +9224,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4720,7 +9266,207 @@ export interface operations {
                     "application/json": components["schemas"]["GetSubscriptionStatusSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's bots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetBotsSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateBotRequest"];
+        responses: {
+            /** @description The bot was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateBotSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "deactivate-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user ID of the bot. */
+                bot_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot was deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user ID of the bot. */
+                bot_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateBotRequest"];
+        responses: {
+            /** @description The bot was changed; its settings as they now are. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateBotSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "regenerate-bot-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user ID of the bot. */
+                bot_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot's new API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegenerateBotKeySuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -4731,7 +9477,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4746,7 +9492,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4759,7 +9517,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4785,7 +9543,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user. */
-                user_id: components["parameters"]["UsersPartUserId"];
+                user_id: number;
             };
             cookie?: never;
         };
@@ -4800,7 +9558,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4825,7 +9595,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4865,10 +9647,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The user's ID or email address.
-                 * @example iago@zulip.com
-                 */
+                /** @description The user's ID or email address. */
                 user_id_or_email: string;
             };
             cookie?: never;
@@ -4884,7 +9663,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetUserPresenceSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -4930,10 +9721,215 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-apns-token": {
+        parameters: {
+            query: {
+                /** @description The device's token, exactly as it was registered. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AddFcmTokenRequest"];
+        responses: {
+            /** @description The token was registered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-fcm-token": {
+        parameters: {
+            query: {
+                /** @description The device's token, exactly as it was registered. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "test-notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["TestNotifyRequest"];
+        responses: {
+            /** @description The test notification was handed on (to no service, on this server). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     token is not one of the requester's devices, or the requester is a
+             *     bot. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-big-blue-button-video-call": {
+        parameters: {
+            query: {
+                /** @description The call's name. */
+                meeting_name: string;
+                /** @description Whether cameras are off for everyone; only the creator may turn them on. */
+                voice_only?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call's address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateBigBlueButtonVideoCallSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed.
+             *     `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4984,7 +9980,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreateUserGroupSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4997,7 +10005,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
             };
             cookie?: never;
         };
@@ -5012,7 +10020,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5025,7 +10045,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
             };
             cookie?: never;
         };
@@ -5040,7 +10060,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5056,7 +10088,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
             };
             cookie?: never;
         };
@@ -5071,7 +10103,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetUserGroupMembersSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5082,7 +10126,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
             };
             cookie?: never;
         };
@@ -5097,7 +10141,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5113,7 +10169,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
                 /** @description The user's ID. */
                 user_id: number;
             };
@@ -5130,7 +10186,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetIsUserGroupMemberSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5144,7 +10212,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The ID of the target user group. */
-                user_group_id: components["parameters"]["UsersPartUserGroupId"];
+                user_group_id: number;
             };
             cookie?: never;
         };
@@ -5159,8 +10227,60 @@ export interface operations {
                     "application/json": components["schemas"]["GetUserGroupSubgroupsSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-user-group-subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the target user group. */
+                user_group_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateUserGroupSubgroupsRequest"];
+        responses: {
+            /** @description The subgroups were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5205,10 +10325,97 @@ export interface operations {
                     "application/json": components["schemas"]["CreateCustomProfileFieldSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "reorder-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ReorderCustomProfileFieldsRequest"];
+        responses: {
+            /** @description The fields were reordered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     list does not name every field once, or the user may not reorder
+             *     fields. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's custom profile fields. */
+                field_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The field was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the organization has no field with this
+             *     ID, or the user may not delete fields. `code` is `BAD_REQUEST`
+             *     unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5262,7 +10469,729 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "deactivate-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The name of the custom emoji to deactivate, exactly as listed. */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The emoji was deactivated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The requester is neither an organization administrator nor the
+             *     emoji's author, or another rule of the request was broken.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The organization has no active custom emoji of that name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's linkifiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetLinkifiersSuccess"];
+                };
+            };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "reorder-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ReorderLinkifiersRequest"];
+        responses: {
+            /** @description The linkifiers were reordered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["LinkifierRequest"];
+        responses: {
+            /** @description The linkifier was added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddLinkifierSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's linkifiers. */
+                filter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linkifier was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's linkifiers. */
+                filter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateLinkifierRequest"];
+        responses: {
+            /** @description The linkifier was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AddCodePlaygroundRequest"];
+        responses: {
+            /** @description The playground was added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddCodePlaygroundSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or
+             *     a rule of the operation was broken. `code` is `BAD_REQUEST` unless
+             *     a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's code playgrounds. */
+                playground_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The playground was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an
+             *     ID did not name a playground of the organization, or the user may
+             *     not remove playgrounds. `code` is `BAD_REQUEST` unless a more
+             *     specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's email domains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRealmDomainsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateRealmDomainRequest"];
+        responses: {
+            /** @description The domain was added. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRealmDomainSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or
+             *     a rule of the operation was broken. `code` is `BAD_REQUEST` unless
+             *     a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the organization's email domains, as listed. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the organization does not have the
+             *     domain, or the user is not an owner. `code` is `BAD_REQUEST`
+             *     unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-realm-domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of the organization's email domains, as listed. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateRealmDomainRequest"];
+        responses: {
+            /** @description The domain was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     organization does not have the domain, or the user is not an
+             *     owner. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mark-onboarding-step-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkOnboardingStepAsReadRequest"];
+        responses: {
+            /** @description The step was marked as read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or
+             *     the name is not an onboarding step. `code` is `BAD_REQUEST` unless
+             *     a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DefaultStreamRequest"];
+        responses: {
+            /** @description The channel is a default channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query: {
+                /** @description The ID of the channel to take out of the default channels. */
+                stream_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel is not a default channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-default-stream-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateDefaultStreamGroupRequest"];
+        responses: {
+            /** @description The group was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-default-stream-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's default channel groups. */
+                group_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-default-stream-group-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's default channel groups. */
+                group_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateDefaultStreamGroupRequest"];
+        responses: {
+            /** @description The group was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-default-stream-group-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's default channel groups. */
+                group_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateDefaultStreamGroupStreamsRequest"];
+        responses: {
+            /** @description The group's channels were changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5287,10 +11216,60 @@ export interface operations {
                     "application/json": components["schemas"]["UploadFileSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-file-temporary-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's ID, the first part of the file's path. */
+                realm_id_str: number;
+                /** @description The rest of the file's path, which contains `/`. */
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A temporary URL for the file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetFileTemporaryUrlSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5317,6 +11296,44 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "remove-attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the upload, as `GET /attachments` lists it. */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "update-settings": {
         parameters: {
             query?: never;
@@ -5335,7 +11352,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5360,7 +11389,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5420,10 +11461,7 @@ export interface operations {
     "get-stream-id": {
         parameters: {
             query: {
-                /**
-                 * @description The channel's name.
-                 * @example Denmark
-                 */
+                /** @description The channel's name. */
                 stream: string;
             };
             header?: never;
@@ -5441,7 +11479,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetStreamIdSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5467,7 +11517,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetStreamByIdSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5493,7 +11555,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5521,7 +11595,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5549,7 +11635,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetSubscribersSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5584,8 +11682,200 @@ export interface operations {
                     "application/json": components["schemas"]["GetStreamEmailAddressSuccess"];
                 };
             };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's ID. */
+                stream_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DeleteTopicRequest"];
+        responses: {
+            /** @description The topic's messages were deleted, all of them or the first batches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTopicSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-channel-folders": {
+        parameters: {
+            query?: {
+                /** @description Whether archived folders are listed too. */
+                include_archived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's channel folders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetChannelFoldersSuccess"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "reorder-channel-folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ReorderChannelFoldersRequest"];
+        responses: {
+            /** @description The folders were reordered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-channel-folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateChannelFolderRequest"];
+        responses: {
+            /** @description The folder was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateChannelFolderSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-channel-folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the folder. */
+                channel_folder_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateChannelFolderRequest"];
+        responses: {
+            /** @description The folder was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5633,7 +11923,19 @@ export interface operations {
                     "application/json": components["schemas"]["SubscribeSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5670,7 +11972,19 @@ export interface operations {
                     "application/json": components["schemas"]["UnsubscribeSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5695,7 +12009,19 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateSubscriptionsSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5720,7 +12046,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5754,7 +12092,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetStreamTopicsSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5826,7 +12176,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetMessagesSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5849,7 +12211,19 @@ export interface operations {
                     "application/json": components["schemas"]["SendMessageSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5882,8 +12256,45 @@ export interface operations {
                     "application/json": components["schemas"]["CheckMessagesMatchNarrowSuccess"];
                 };
             };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "render-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RenderMessageRequest"];
+        responses: {
+            /** @description The rendered HTML. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderMessageSuccess"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5903,6 +12314,104 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UpdateMessageFlagsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-message-flags-for-narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateMessageFlagsForNarrowRequest"];
+        responses: {
+            /** @description The flags of the range were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateMessageFlagsForNarrowSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mark-all-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every message is read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkAllAsReadSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mark-stream-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkStreamAsReadRequest"];
+        responses: {
+            /** @description The channel's messages are read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mark-topic-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkTopicAsReadRequest"];
+        responses: {
+            /** @description The topic's messages are read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5941,7 +12450,19 @@ export interface operations {
                     "application/json": components["schemas"]["GetMessageSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -5967,7 +12488,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5995,7 +12528,19 @@ export interface operations {
                     "application/json": components["schemas"]["UpdateMessageSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6029,7 +12574,57 @@ export interface operations {
                     "application/json": components["schemas"]["GetMessageHistorySuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-read-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message's ID. */
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who has read the message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetReadReceiptsSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -6055,7 +12650,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6065,17 +12672,22 @@ export interface operations {
     "remove-reaction": {
         parameters: {
             query?: {
-                /** @description The emoji's name. */
+                /** @description The emoji's name (for a Unicode emoji, its canonical name or an alias). */
                 emoji_name?: string;
-                /** @description The emoji's identifier within the namespace of `reaction_type`. */
+                /**
+                 * @description The emoji's identifier within the namespace of `reaction_type`.
+                 * @example 1f44d
+                 */
                 emoji_code?: string;
                 /**
                  * @description The emoji namespace: `unicode_emoji` (the code is the dash-separated
                  *     hex of the codepoints), `realm_emoji` (the code is the custom emoji's
-                 *     ID) or `service_extra_emoji` (built-in extra emoji; the code is the
-                 *     name).
+                 *     ID) or `zulip_extra_emoji` (the built-in extra emoji `zulip`; the
+                 *     code is the name). `service_extra_emoji`, this server's earlier name
+                 *     for `zulip_extra_emoji`, is still read as it.
+                 * @example unicode_emoji
                  */
-                reaction_type?: "unicode_emoji" | "realm_emoji" | "service_extra_emoji";
+                reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
             };
             header?: never;
             path: {
@@ -6095,7 +12707,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6120,7 +12744,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6148,7 +12784,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6196,7 +12844,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreateDraftsSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6208,11 +12868,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The ID of one of the user's drafts.
-                 * @example 2
-                 */
-                draft_id: components["parameters"]["DraftIdPath"];
+                /** @description The ID of one of the user's drafts. */
+                draft_id: number;
             };
             cookie?: never;
         };
@@ -6229,7 +12886,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6240,11 +12905,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The ID of one of the user's drafts.
-                 * @example 2
-                 */
-                draft_id: components["parameters"]["DraftIdPath"];
+                /** @description The ID of one of the user's drafts. */
+                draft_id: number;
             };
             cookie?: never;
         };
@@ -6261,7 +12923,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6308,7 +12978,19 @@ export interface operations {
                     "application/json": components["schemas"]["CreateScheduledMessageSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6320,11 +13002,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The ID of one of the user's scheduled messages (not the ID the message will have once sent).
-                 * @example 5
-                 */
-                scheduled_message_id: components["parameters"]["ScheduledMessageIdPath"];
+                /** @description The ID of one of the user's scheduled messages (not the ID the message will have once sent). */
+                scheduled_message_id: number;
             };
             cookie?: never;
         };
@@ -6341,7 +13020,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6352,11 +13039,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The ID of one of the user's scheduled messages (not the ID the message will have once sent).
-                 * @example 5
-                 */
-                scheduled_message_id: components["parameters"]["ScheduledMessageIdPath"];
+                /** @description The ID of one of the user's scheduled messages (not the ID the message will have once sent). */
+                scheduled_message_id: number;
             };
             cookie?: never;
         };
@@ -6371,9 +13055,29 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6420,7 +13124,19 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -6436,9 +13152,8 @@ export interface operations {
                  * @description The fragment (URL hash) that identifies the view. It is the whole
                  *     remainder of the path and may itself contain `/`, for example
                  *     `narrow/is/mentioned`.
-                 * @example narrow/is/mentioned
                  */
-                fragment: components["parameters"]["NavigationViewFragmentPath"];
+                fragment: string;
             };
             cookie?: never;
         };
@@ -6455,7 +13170,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6470,9 +13193,8 @@ export interface operations {
                  * @description The fragment (URL hash) that identifies the view. It is the whole
                  *     remainder of the path and may itself contain `/`, for example
                  *     `narrow/is/mentioned`.
-                 * @example narrow/is/mentioned
                  */
-                fragment: components["parameters"]["NavigationViewFragmentPath"];
+                fragment: string;
             };
             cookie?: never;
         };
@@ -6489,7 +13211,889 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            /** @description The object named in the path does not exist or belongs to someone else (or, for the unauthenticated operations, no organization exists at the requested address). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-saved-snippets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's snippets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSavedSnippetsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateSavedSnippetRequest"];
+        responses: {
+            /** @description The snippet was saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSavedSnippetSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the user's saved snippets. */
+                saved_snippet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snippet was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No snippet with this ID belongs to the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "edit-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the user's saved snippets. */
+                saved_snippet_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["EditSavedSnippetRequest"];
+        responses: {
+            /** @description The snippet was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No snippet with this ID belongs to the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "json-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /** @description The topic of a channel message; `JSON` by default. */
+                topic?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JsonWebhookRequest"];
+        responses: {
+            /** @description The payload was posted (or, for a missing channel, the owner was told). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the body was not a JSON object, or the
+             *     sender may not post to the channel. `code` is `BAD_REQUEST` unless
+             *     a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's reminders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRemindersSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-message-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateMessageReminderRequest"];
+        responses: {
+            /** @description The reminder was scheduled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateMessageReminderSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the user's reminders. */
+                reminder_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reminder was cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The user has no undelivered reminder with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's exports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRealmExportsSuccess"];
+                };
+            };
+            /** @description The request was refused: the user is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "export-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["ExportRealmRequest"];
+        responses: {
+            /** @description The export started. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportRealmSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or a
+             *     rule of the operation was broken. `code` is `BAD_REQUEST` unless a
+             *     more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-realm-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's exports. */
+                export_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the ID names no export that can be
+             *     deleted, or the user is not an administrator.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-export-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users' consents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRealmExportConsentsSuccess"];
+                };
+            };
+            /** @description The request was refused: the user is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetInvitesSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "send-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SendInvitesRequest"];
+        responses: {
+            /** @description Every address was invited. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreateInviteLinkRequest"];
+        responses: {
+            /** @description The link was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateInviteLinkSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "resend-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the invitation. */
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mail was sent again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "revoke-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the invitation. */
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "revoke-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the invitation. */
+                invite_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-user-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateUserTopicRequest"];
+        responses: {
+            /** @description The topic has the policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or
+             *     the channel is not one the user may set a policy in. `code` is
+             *     `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mute-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MuteTopicRequest"];
+        responses: {
+            /** @description The topic is muted, or has no policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the channel was named twice or not at
+             *     all, or is not one the user may mute or unmute a topic in, or a
+             *     parameter was malformed. `code` is `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mute-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the user to mute. */
+                muted_user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is muted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the user is the requester, is already
+             *     muted, or does not exist. `code` is `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "unmute-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the user to unmute. */
+                muted_user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is not muted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: the user is not muted, or does not
+             *     exist. `code` is `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's alert words. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AddAlertWordsRequest"];
+        responses: {
+            /** @description The user's alert words, the new ones included. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: `alert_words` was missing or malformed,
+             *     or a word is too long. `code` is `BAD_REQUEST` unless a more
+             *     specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-alert-words": {
+        parameters: {
+            query: {
+                /**
+                 * @description The words to remove: one JSON list (`["castle"]`), or the
+                 *     parameter repeated once per word. May be sent in the body as a
+                 *     form.
+                 */
+                alert_words: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's remaining alert words. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertWordsSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

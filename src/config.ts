@@ -3,6 +3,21 @@
 import { resolve } from 'node:path';
 import { projectRoot } from './paths';
 
+/** Where the objects are and how to reach them. */
+export interface S3Settings {
+  bucket: string;
+  /** Begins every object key ("" for none); ends with "/" when not empty. */
+  keyPrefix: string;
+  /** The service's address; empty for Amazon S3 itself. */
+  endpoint: string;
+  region: string;
+  /** Explicit credentials; when empty, the SDK's usual sources (AWS_* variables, profiles, roles). */
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Address buckets as a path (`endpoint/bucket/key`), as most self-hosted services need. */
+  forcePathStyle: boolean;
+}
+
 /** The server's settings. */
 export interface Config {
   /** Port the HTTP server listens on. */
@@ -37,8 +52,10 @@ export interface Config {
   rateLimitAuthAttempts: number;
   /** Seconds between two runs of scheduled-message delivery; 0 turns delivery off. */
   scheduledMessagesIntervalSeconds: number;
-  /** Folder uploaded files are stored in. */
+  /** Folder uploaded files are stored in, when no object store is configured. */
   uploadsDir: string;
+  /** The S3-compatible object store uploaded files are stored in (S3_BUCKET set), or null for the folder. */
+  s3: S3Settings | null;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
   /**
@@ -47,6 +64,15 @@ export interface Config {
    * email gateway, and channels then have no address.
    */
   emailGatewayPattern: string;
+  /**
+   * Where outgoing mail (invitations) goes: `smtp://user:pass@host:port` or
+   * `smtps://...`; empty keeps each mail in the database's outbox instead.
+   */
+  smtpUrl: string;
+  /** The sender address of outgoing mail. */
+  emailFrom: string;
+  /** Processes `npm run cluster` starts; 0 for one per core. */
+  clusterWorkers: number;
   /** Minimum level of log lines written: debug, info, warn, error or silent. */
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -69,6 +95,41 @@ function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   if (!Number.isFinite(value) || value <= 0)
     throw new ConfigError(`${name} must be a positive number, not "${raw}"`);
   return value;
+}
+
+/** The object store's settings from the S3_* variables, or null when S3_BUCKET is not set. */
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings | null {
+  const bucket = env.S3_BUCKET || '';
+  if (!bucket) return null;
+  const endpoint = env.S3_ENDPOINT || '';
+  if (endpoint && !/^https?:\/\//.test(endpoint))
+    throw new ConfigError('S3_ENDPOINT must start with http:// or https://');
+  const accessKeyId = env.S3_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || '';
+  if (!accessKeyId !== !secretAccessKey)
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  const forcePathStyle = env.S3_FORCE_PATH_STYLE ?? (endpoint ? '1' : '0');
+  if (forcePathStyle !== '0' && forcePathStyle !== '1')
+    throw new ConfigError('S3_FORCE_PATH_STYLE must be 0 or 1');
+  const prefix = (env.S3_KEY_PREFIX || '').replace(/^\/+|\/+$/g, '');
+  return {
+    bucket,
+    keyPrefix: prefix ? `${prefix}/` : '',
+    endpoint: endpoint.replace(/\/+$/, ''),
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: forcePathStyle === '1',
+  };
+}
+
+/** The host name of EXTERNAL_URL; throws when it is not a URL. */
+function hostnameOf(externalUrl: string): string {
+  try {
+    return new URL(externalUrl).hostname;
+  } catch {
+    throw new ConfigError(`EXTERNAL_URL must be a URL, not "${externalUrl}"`);
+  }
 }
 
 /** The SQLite file used when DATABASE_URL is not set. */
@@ -97,13 +158,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'EMAIL_GATEWAY_PATTERN must hold %s exactly once, as in %s@mail.example.com',
     );
   }
+  const smtpUrl = env.SMTP_URL || '';
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    throw new ConfigError('SMTP_URL must start with smtp:// or smtps:// and name a host');
+  const externalUrl = (env.EXTERNAL_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  const emailFrom = env.EMAIL_FROM || `noreply@${hostnameOf(externalUrl)}`;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(emailFrom))
+    throw new ConfigError(`EMAIL_FROM must be an email address, not "${emailFrom}"`);
   return {
     port,
+    s3: s3Settings(env),
     host,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     databaseConnectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
-    externalUrl: (env.EXTERNAL_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    externalUrl,
     redisUrl,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'chat:',
     heartbeatSeconds: number(env, 'EVENT_HEARTBEAT_SECONDS', 50),
@@ -117,6 +186,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadsDir: resolve(env.UPLOADS_DIR || resolve(projectRoot, 'data', 'uploads')),
     trustProxy: env.TRUST_PROXY === '1',
     emailGatewayPattern,
+    smtpUrl,
+    emailFrom,
+    clusterWorkers: integer(env, 'CLUSTER_WORKERS', 0),
     logLevel,
   };
 }

@@ -25,10 +25,14 @@ export function redact(fields: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-/** A logger writing to `write` (stdout by default) at `level` and above. */
+/**
+ * A logger writing to `write` (stdout by default) at `level` and above;
+ * `base` fields (a process ID) follow the message on every line.
+ */
 export function createLogger(
   level: Config['logLevel'],
   write: (line: string) => void = (l) => process.stdout.write(l),
+  base: Record<string, unknown> = {},
 ): Logger {
   const min = levels[level];
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
@@ -38,6 +42,7 @@ export function createLogger(
         time: new Date().toISOString(),
         level: lvl,
         msg,
+        ...base,
         ...(fields ? redact(fields) : {}),
       }) + '\n',
     );

@@ -3,7 +3,7 @@
 // long-polls and closes the database.
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './log';
-import { startServer } from './server';
+import { serve } from './server';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -16,30 +16,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
-  const server = await startServer(config, log, { processMetrics: true });
-  log.info('listening', {
-    url: `${server.url}/api/v1`,
-    database: server.services.db.provider,
-    health: `${server.url}/health`,
-    ready: `${server.url}/ready`,
-    metrics: `${server.url}/metrics`,
-  });
-  const realms = await server.services.db.read((db) => db.realm.count());
-  if (realms === 0) {
-    log.info(
-      'no organization yet; create one with: npm run manage -- create-realm --name "My team" --owner-email you@example.com --owner-password "a long password"',
-    );
-  }
-  const stop = (signal: string) => {
-    log.info('shutting down', { signal });
-    server.stop().then(() => {
-      log.info('stopped');
-      process.exit(0);
-    });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  await serve(config, createLogger(config.logLevel));
 }
 
 main().catch((error) => {

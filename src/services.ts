@@ -7,6 +7,8 @@ import type { EventBus } from './events/bus';
 import type { EventQueueStore } from './events/queues';
 import type { RedisLink } from './events/redis';
 import type { Authenticator } from './lib/users/credentials';
+import type { FileStore } from './lib/uploads/file-store';
+import type { Mailer } from './lib/mail/mailer';
 import type { RateLimiter } from './http/rate-limit';
 import type { Scheduler } from './lib/messages/scheduler';
 import type { Logger } from './log';
@@ -19,9 +21,13 @@ export interface Services {
   /** The Redis shared by the server processes, when REDIS_URL is set. */
   redis: RedisLink | null;
   auth: Authenticator;
+  /** Where uploaded files and custom emoji images are kept. */
+  files: FileStore;
+  /** Outgoing mail: the SMTP server of SMTP_URL, or the database's outbox. */
+  mail: Mailer;
   queues: EventQueueStore;
   bus: EventBus;
-  limits: { user: RateLimiter; ip: RateLimiter; login: RateLimiter };
+  limits: { user: RateLimiter; ip: RateLimiter; apiKeyFailures: RateLimiter };
   /** Delivers due scheduled messages every few seconds. */
   scheduler: Scheduler;
 }

@@ -4,7 +4,7 @@
 // start here, above every other layer, so that no module below imports upwards.
 import { doDeliverScheduledMessages } from './actions/scheduled-messages';
 import type { Config } from './config';
-import { openDatabase } from './db/client';
+import { openDatabase, type Database } from './db/client';
 import { migrate } from './db/migrate';
 import { QueueEventBus } from './events/bus';
 import { MemoryQueueStore } from './events/memory-queues';
@@ -16,6 +16,12 @@ import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { startScheduler } from './lib/messages/scheduler';
+import type { FileStore } from './lib/uploads/file-store';
+import { LocalFileStore } from './lib/uploads/local-store';
+import type { Mailer } from './lib/mail/mailer';
+import { OutboxMailer } from './lib/mail/outbox';
+import { SmtpMailer } from './lib/mail/smtp-mailer';
+import { S3FileStore } from './lib/uploads/s3-store';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 
@@ -60,6 +66,8 @@ export async function createServices(
     db,
     redis,
     auth,
+    files: openFileStore(config),
+    mail: openMailer(config, db, log),
     queues,
     bus,
     limits: {
@@ -70,7 +78,12 @@ export async function createServices(
         redis,
       ),
       ip: new RateLimiter(config.rateLimitIpRequests, config.rateLimitWindowSeconds, 'ip', redis),
-      login: new RateLimiter(config.rateLimitAuthAttempts, 1800, 'login', redis),
+      apiKeyFailures: new RateLimiter(
+        config.rateLimitIpRequests,
+        config.rateLimitWindowSeconds,
+        'apikey',
+        redis,
+      ),
     },
     scheduler: { stop: async () => {} },
   };
@@ -82,10 +95,24 @@ export async function createServices(
   return services;
 }
 
+/** The object store when S3_BUCKET is set, otherwise the upload folder. */
+export function openFileStore(config: Config): FileStore {
+  return config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.uploadsDir);
+}
+
+/** The SMTP server when SMTP_URL is set, otherwise the database's outbox. */
+export function openMailer(config: Config, db: Database, log: Logger): Mailer {
+  return config.smtpUrl
+    ? new SmtpMailer(config.smtpUrl, config.emailFrom)
+    : new OutboxMailer(db, config.emailFrom, log);
+}
+
 /** Answers waiting polls, stops the scheduler and closes the database. */
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
   await services.queues.close();
   await services.redis?.close();
+  await services.files.close();
+  await services.mail.close();
   await services.db.close();
 }

@@ -91,6 +91,7 @@ const ALLOWED_TAGS = new Set([
   'li',
   'a',
   'img',
+  'video',
   'time',
   'h1',
   'h2',
@@ -164,10 +165,11 @@ const formatting: Case[] = [
   ['code span escapes', '`<&nbsp;>`', '<p><code>&lt;&amp;nbsp;&gt;</code></p>'],
   ['entities and escapes', '&amp; &lt;b&gt; \\*not em\\*', '<p>&amp; &lt;b&gt; *not em*</p>'],
   [
-    'image syntax is a link',
+    'image syntax is a link, with its preview',
     '![x](https://a.com/b.png)',
-    '<p>!<a href="https://a.com/b.png" target="_blank" rel="noopener noreferrer">x</a></p>',
-    { hasLink: true },
+    '<p>!<a href="https://a.com/b.png" target="_blank" rel="noopener noreferrer">x</a></p>\n' +
+      '<div class="message_inline_image"><a href="https://a.com/b.png" title="x"><img src="https://a.com/b.png"></a></div>',
+    { hasLink: true, hasImage: true },
   ],
   ['heading', '# Hello world', '<h1>Hello world</h1>'],
   ['heading needs a space', '#Hello world', '<p>#Hello world</p>'],
@@ -328,23 +330,26 @@ const links: Case[] = [
     { hasLink: true },
   ],
   [
-    'upload link becomes absolute',
+    'upload link stays relative, without a preview',
     '[a.pdf](/user_uploads/2/ab/a.pdf)',
-    '<p><a href="http://zulip.testserver/user_uploads/2/ab/a.pdf">a.pdf</a></p>',
+    '<p><a href="/user_uploads/2/ab/a.pdf">a.pdf</a></p>',
     { hasLink: true, uploads: ['2/ab/a.pdf'] },
   ],
   [
     'uploaded image',
     'http://zulip.testserver/user_uploads/2/cd/pic.PNG and [again](/user_uploads/2/cd/pic.PNG)',
-    '<p><a href="http://zulip.testserver/user_uploads/2/cd/pic.PNG">http://zulip.testserver/user_uploads/2/cd/pic.PNG</a> and ' +
-      '<a href="http://zulip.testserver/user_uploads/2/cd/pic.PNG">again</a></p>',
+    // An absolute link into the realm becomes relative, as in Zulip (without the leading /).
+    '<p><a href="user_uploads/2/cd/pic.PNG">http://zulip.testserver/user_uploads/2/cd/pic.PNG</a> and ' +
+      '<a href="/user_uploads/2/cd/pic.PNG">again</a></p>\n' +
+      '<div class="message_inline_image"><a href="user_uploads/2/cd/pic.PNG" title="http://zulip.testserver/user_uploads/2/cd/pic.PNG"><img src="user_uploads/2/cd/pic.PNG"></a></div>' +
+      '<div class="message_inline_image"><a href="/user_uploads/2/cd/pic.PNG" title="again"><img src="/user_uploads/2/cd/pic.PNG"></a></div>',
     { hasLink: true, hasImage: true, uploads: ['2/cd/pic.PNG'] },
   ],
   [
-    'external image is not an upload',
+    'external image: a preview stands in for the bare URL, not an upload',
     'https://example.com/pic.png',
-    '<p><a href="https://example.com/pic.png" target="_blank" rel="noopener noreferrer">https://example.com/pic.png</a></p>',
-    { hasLink: true },
+    '<div class="message_inline_image"><a href="https://example.com/pic.png"><img src="https://example.com/pic.png"></a></div>',
+    { hasLink: true, hasImage: true },
   ],
   [
     'links into the realm become relative',
@@ -480,6 +485,27 @@ const emoji: Case[] = [
       '<span aria-label="+1" class="emoji emoji-1f44d" role="img" title="+1">:+1:</span></p>',
   ],
   [
+    'aliases keep their name and show the emoji of their canonical name',
+    ':thumbs_up: :like: :smile:',
+    '<p><span aria-label="thumbs up" class="emoji emoji-1f44d" role="img" title="thumbs up">:thumbs_up:</span> ' +
+      '<span aria-label="like" class="emoji emoji-1f44d" role="img" title="like">:like:</span> ' +
+      '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>',
+  ],
+  [
+    'names outside ASCII',
+    ':piñata: :flag_réunion: :flag_reunion:',
+    '<p><span aria-label="piñata" class="emoji emoji-1fa85" role="img" title="piñata">:piñata:</span> ' +
+      '<span aria-label="flag réunion" class="emoji emoji-1f1f7-1f1ea" role="img" title="flag réunion">:flag_réunion:</span> ' +
+      '<span aria-label="flag reunion" class="emoji emoji-1f1f7-1f1ea" role="img" title="flag reunion">:flag_reunion:</span></p>',
+  ],
+  [
+    'typed sequences, with or without variation selectors',
+    '\u{1f937}\u200d\u2640\ufe0f #\ufe0f\u20e3 \u{1f441}\u200d\u{1f5e8}',
+    '<p><span aria-label="woman shrugging" class="emoji emoji-1f937-200d-2640" role="img" title="woman shrugging">:woman_shrugging:</span> ' +
+      '<span aria-label="hash" class="emoji emoji-0023-20e3" role="img" title="hash">:hash:</span> ' +
+      '<span aria-label="eye in speech bubble" class="emoji emoji-1f441-fe0f-200d-1f5e8-fe0f" role="img" title="eye in speech bubble">:eye_in_speech_bubble:</span></p>',
+  ],
+  [
     'custom emoji',
     ':green_tick:',
     '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>',
@@ -497,14 +523,14 @@ const emoji: Case[] = [
   [
     'emoji without spaces',
     ':cat:hello:dog::octopus:',
-    '<p><span aria-label="cat" class="emoji emoji-1f431" role="img" title="cat">:cat:</span>hello' +
-      '<span aria-label="dog" class="emoji emoji-1f436" role="img" title="dog">:dog:</span>' +
+    '<p><span aria-label="cat" class="emoji emoji-1f408" role="img" title="cat">:cat:</span>hello' +
+      '<span aria-label="dog" class="emoji emoji-1f415" role="img" title="dog">:dog:</span>' +
       '<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>',
   ],
   [
     'typed emoji',
     'I am a robot \u{1f916}. \u2764\ufe0f',
-    '<p>I am a robot <span aria-label="robot face" class="emoji emoji-1f916" role="img" title="robot face">:robot_face:</span>. ' +
+    '<p>I am a robot <span aria-label="robot" class="emoji emoji-1f916" role="img" title="robot">:robot:</span>. ' +
       '<span aria-label="heart" class="emoji emoji-2764" role="img" title="heart">:heart:</span></p>',
   ],
   ['skin tones are not emoji', ':skin-tone-2:', '<p>:skin-tone-2:</p>'],
@@ -705,5 +731,203 @@ describe('mentionCandidates', () => {
       streamNames: [],
       emojiNames: [],
     });
+  });
+});
+
+describe('TeX math', () => {
+  // Zulip's renderings of the same input (KaTeX output included).
+  const OPLUS =
+    '<p><span class="katex"><span class="katex-mathml"><math xmlns="http://www.w3.org/1998/Math/MathML"><semantics><mrow><mn>1</mn><mo>⊕</mo><mn>0</mn><mo>=</mo><mn>1</mn></mrow><annotation encoding="application/x-tex">1 \\oplus 0 = 1</annotation></semantics></math></span><span class="katex-html" aria-hidden="true"><span class="base"><span class="strut" style="height:0.7278em;vertical-align:-0.0833em;"></span><span class="mord">1</span><span class="mspace" style="margin-right:0.2222em;"></span><span class="mbin">⊕</span><span class="mspace" style="margin-right:0.2222em;"></span></span><span class="base"><span class="strut" style="height:0.6444em;"></span><span class="mord">0</span><span class="mspace" style="margin-right:0.2778em;"></span><span class="mrel">=</span><span class="mspace" style="margin-right:0.2778em;"></span></span><span class="base"><span class="strut" style="height:0.6444em;"></span><span class="mord">1</span></span></span></span></p>';
+  const PYTHAGORAS =
+    '<p><span class="katex-display"><span class="katex"><span class="katex-mathml"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block"><semantics><mrow><msup><mi>a</mi><mn>2</mn></msup><mo>=</mo><msup><mi>b</mi><mn>2</mn></msup><mo>+</mo><msup><mi>c</mi><mn>2</mn></msup></mrow><annotation encoding="application/x-tex">a^2 = b^2 + c^2</annotation></semantics></math></span><span class="katex-html" aria-hidden="true"><span class="base"><span class="strut" style="height:0.8641em;"></span><span class="mord"><span class="mord mathnormal">a</span><span class="msupsub"><span class="vlist-t"><span class="vlist-r"><span class="vlist" style="height:0.8641em;"><span style="top:-3.113em;margin-right:0.05em;"><span class="pstrut" style="height:2.7em;"></span><span class="sizing reset-size6 size3 mtight"><span class="mord mtight">2</span></span></span></span></span></span></span></span><span class="mspace" style="margin-right:0.2778em;"></span><span class="mrel">=</span><span class="mspace" style="margin-right:0.2778em;"></span></span><span class="base"><span class="strut" style="height:0.9474em;vertical-align:-0.0833em;"></span><span class="mord"><span class="mord mathnormal">b</span><span class="msupsub"><span class="vlist-t"><span class="vlist-r"><span class="vlist" style="height:0.8641em;"><span style="top:-3.113em;margin-right:0.05em;"><span class="pstrut" style="height:2.7em;"></span><span class="sizing reset-size6 size3 mtight"><span class="mord mtight">2</span></span></span></span></span></span></span></span><span class="mspace" style="margin-right:0.2222em;"></span><span class="mbin">+</span><span class="mspace" style="margin-right:0.2222em;"></span></span><span class="base"><span class="strut" style="height:0.8641em;"></span><span class="mord"><span class="mord mathnormal">c</span><span class="msupsub"><span class="vlist-t"><span class="vlist-r"><span class="vlist" style="height:0.8641em;"><span style="top:-3.113em;margin-right:0.05em;"><span class="pstrut" style="height:2.7em;"></span><span class="sizing reset-size6 size3 mtight"><span class="mord mtight">2</span></span></span></span></span></span></span></span></span></span></span></span></p>';
+
+  const html = (input: string) => renderMarkdown(input, ctx).html;
+
+  test('$$...$$ is inline math', () => {
+    expect(html('$$1 \\oplus 0 = 1$$')).toBe(OPLUS);
+    const inText = html('so $$x^2$$ holds');
+    expect(inText).toMatch(
+      /^<p>so <span class="katex"><span class="katex-mathml">.*<\/span> holds<\/p>$/,
+    );
+    expect(inText).toContain('<annotation encoding="application/x-tex">x^2</annotation>');
+  });
+
+  test('```math and ~~~math fences are display math', () => {
+    expect(html('```math\na^2 = b^2 + c^2\n```')).toBe(PYTHAGORAS);
+    expect(html('~~~math\na^2 = b^2 + c^2\n~~~')).toBe(PYTHAGORAS);
+    // One expression per paragraph, in one paragraph; fences inside are TeX.
+    const two = html('```math\nx\n\ny\n```');
+    expect(two).toMatch(
+      /^<p><span class="katex-display">.*<\/span>\n\n<span class="katex-display">.*<\/span><\/p>$/s,
+    );
+    expect(html('```math\n````js\nvar x;\n````\n```')).toContain(
+      '<annotation encoding="application/x-tex">````js\nvar x;\n````</annotation>',
+    );
+    // Inside a quote and a list.
+    expect(html('```quote\n```math\nx\n```\n```')).toMatch(
+      /^<blockquote>\n<p><span class="katex-display">.*<\/span><\/p>\n<\/blockquote>$/,
+    );
+    expect(html('- $$x$$')).toMatch(/^<ul>\n<li><span class="katex">.*<\/span><\/li>\n<\/ul>$/);
+  });
+
+  test.each([
+    ['a single $ is text', '$x$ and $5 to $20', '<p>$x$ and $5 to $20</p>'],
+    ['dollar runs', 'We make $$$ or $$$$!', '<p>We make $$$ or $$$$!</p>'],
+    ['no newline inside', '$$x=3\ny=4$$', '<p>$$x=3<br>\ny=4$$</p>'],
+    ['no leading underscore', '$$_$$ smiley', '<p>$$_$$ smiley</p>'],
+    ['unmatched', '$foo is$$', '<p>$foo is$$</p>'],
+    ['after a letter', 'x$$a$$', '<p>x$$a$$</p>'],
+    ['before a letter', '$$a$$x', '<p>$$a$$x</p>'],
+    ['in a code span', '`$$a$$`', '<p><code>$$a$$</code></p>'],
+    [
+      'tex fences are code',
+      '```tex\n\\pi\n```',
+      '<div class="codehilite" data-code-language="TeX"><pre><span></span><code>\\pi\n</code></pre></div>',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(html(input)).toBe(expected);
+  });
+
+  test('an escaped dollar may end the TeX', () => {
+    const out = html('($$x \\approx 500\\$$$)');
+    expect(out).toMatch(/^<p>\(<span class="katex">.*<\/span>\)<\/p>$/);
+    expect(out).toContain(
+      '<annotation encoding="application/x-tex">x \\approx 500\\$</annotation>',
+    );
+  });
+
+  test('invalid TeX is shown as written, with the tex-error class', () => {
+    expect(html('$$\\error{**a**}$$')).toBe(
+      '<p><span class="tex-error">$$\\error{**a**}$$</span></p>',
+    );
+    expect(html('~~~math\n\\error{**a**}\n~~~')).toBe(
+      '<p><span class="tex-error">\\error{**a**}</span></p>',
+    );
+    expect(
+      html(
+        "$$\\<script type='text/javascript'>alert('xss');</script>$$\n\n~~~math\n\\<script type='text/javascript'>alert('xss');</script>\n~~~",
+      ),
+    ).toBe(
+      "<p><span class=\"tex-error\">$$\\&lt;script type='text/javascript'&gt;alert('xss');&lt;/script&gt;$$</span></p>\n" +
+        '<p><span class="tex-error">\\&lt;script type=&#x27;text/javascript&#x27;&gt;alert(&#x27;xss&#x27;);&lt;/script&gt;</span></p>',
+    );
+    // Too deep for KaTeX: an error, not a crash.
+    expect(html(`$$${'{'.repeat(5000)}$$`)).toMatch(
+      /^<p><span class="tex-error">\$\$\{+\$\$<\/span><\/p>$/,
+    );
+  });
+
+  test('TeX cannot smuggle HTML, links or forged markers', () => {
+    const tags = html(
+      '$$<script>alert(1)</script>$$ $$\\href{javascript:alert(1)}{x}$$ $$\\htmlClass{x}{y}$$',
+    );
+    expect(tags).not.toMatch(/<script|href=|javascript:[^<]*"/i);
+    expect(tags.match(/<span class="katex">/g)).toHaveLength(3);
+    const forged = 'zulip-trusted-00-0-end $$x$$';
+    expect(html(forged)).toMatch(/^<p>zulip-trusted-00-0-end <span class="katex">/);
+  });
+});
+
+describe('inline image previews', () => {
+  const html = (input: string, extra: Partial<RenderContext> = {}) =>
+    renderMarkdown(input, { ...ctx, ...extra }).html;
+  const preview = (href: string, title?: string, src = href) =>
+    `<div class="message_inline_image"><a href="${href}"${title ? ` title="${title}"` : ''}><img src="${src}"></a></div>`;
+  const LOGO = 'https://www.google.com/images/srpr/logo4w.png';
+  const ZULIP_LOGO = 'https://zulip.com/static/images/logo/zulip-icon-128x128.png';
+  const link = (url: string, text = url) =>
+    `<a href="${url}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+
+  test('after the paragraph, each URL once, in order', () => {
+    expect(html(`Google logo today: ${LOGO}\nKinda boring`)).toBe(
+      `<p>Google logo today: ${link(LOGO)}<br>\nKinda boring</p>\n${preview(LOGO)}`,
+    );
+    expect(html(`A: ${LOGO}\nB: ${ZULIP_LOGO} again ${LOGO}`)).toBe(
+      `<p>A: ${link(LOGO)}<br>\nB: ${link(ZULIP_LOGO)} again ${link(LOGO)}</p>\n` +
+        preview(LOGO) +
+        preview(ZULIP_LOGO),
+    );
+    expect(html(`${LOGO} one\n\n${ZULIP_LOGO} two`)).toBe(
+      `<p>${link(LOGO)} one</p>\n${preview(LOGO)}<p>${link(ZULIP_LOGO)} two</p>\n${preview(ZULIP_LOGO)}`,
+    );
+  });
+
+  test('a bare URL gives way to its preview; a named link keeps its text as the title', () => {
+    expect(html(LOGO)).toBe(preview(LOGO));
+    expect(html(`[Google link](${LOGO})`)).toBe(
+      `<p>${link(LOGO, 'Google link')}</p>\n${preview(LOGO, 'Google link')}`,
+    );
+  });
+
+  test('in a list item, at its end; elsewhere, at the end of the message', () => {
+    expect(html(`* Google?\n* Google. ${LOGO}\n* Google!`)).toBe(
+      `<ul>\n<li>Google?</li>\n<li>Google. ${link(LOGO)}${preview(LOGO)}</li>\n<li>Google!</li>\n</ul>`,
+    );
+    expect(html(`* ${LOGO}\n* x`)).toBe(`<ul>\n<li>${preview(LOGO)}</li>\n<li>x</li>\n</ul>`);
+    expect(html(`# Logo ${LOGO}\n\nafter`)).toBe(
+      `<h1>Logo ${link(LOGO)}</h1>\n<p>after</p>\n${preview(LOGO)}`,
+    );
+  });
+
+  test('inside a spoiler, but never inside a quote', () => {
+    expect(html('```spoiler header\nContent http://example.com/image.png\n```')).toBe(
+      '<div class="spoiler-block"><div class="spoiler-header">\n<p>header</p>\n</div>' +
+        '<div class="spoiler-content" aria-hidden="true">\n' +
+        `<p>Content ${link('http://example.com/image.png')}</p>\n${preview('http://example.com/image.png')}</div></div>`,
+    );
+    const quoted = renderMarkdown(`> ${LOGO}`, ctx);
+    expect(quoted.html).toBe(`<blockquote>\n<p>${link(LOGO)}</p>\n</blockquote>`);
+    expect(quoted.hasImage).toBe(false);
+  });
+
+  test('uploaded images link relatively and show the original file', () => {
+    const path = '/user_uploads/2/ab/0123456789abcdef01234567/file.png';
+    expect(html(`[file.png](${path})`, { isUploadedImage: () => true })).toBe(
+      `<p><a href="${path}">file.png</a></p>\n${preview(path, 'file.png')}`,
+    );
+    // Not an image the realm holds (missing, or not an image): no preview.
+    expect(html(`[file.png](${path})`, { isUploadedImage: () => false })).toBe(
+      `<p><a href="${path}">file.png</a></p>`,
+    );
+  });
+
+  test('MP4 and WebM links get a video player in the same place', () => {
+    const clip = '/user_uploads/2/ab/0123456789abcdef01234567/clip.mp4';
+    const result = renderMarkdown(`[clip.mp4](${clip})\n\nhttps://e.com/v.WEBM`, ctx);
+    expect(result.html).toBe(
+      `<p><a href="${clip}">clip.mp4</a></p>\n` +
+        `<div class="message_inline_image message_inline_video"><a href="${clip}" title="clip.mp4"><video preload="metadata" src="${clip}"></video></a></div>` +
+        '<div class="message_inline_image message_inline_video"><a href="https://e.com/v.WEBM"><video preload="metadata" src="https://e.com/v.WEBM"></video></a></div>',
+    );
+    expect(result.hasImage).toBe(false);
+    expect(html('[x](javascript:alert(1).mp4)')).not.toContain('video');
+  });
+
+  test('GitHub file pages show the raw file', () => {
+    const page =
+      'https://github.com/zulip/zulip/blob/main/static/images/logo/zulip-icon-128x128.png';
+    expect(html(page)).toBe(
+      preview(
+        page,
+        undefined,
+        'https://raw.githubusercontent.com/zulip/zulip/main/static/images/logo/zulip-icon-128x128.png',
+      ),
+    );
+  });
+
+  test('none when the realm turns them off, or with more than 24 image URLs', () => {
+    const off = renderMarkdown(LOGO, { ...ctx, inlineImagePreview: false });
+    expect(off.html).toBe(`<p>${link(LOGO)}</p>`);
+    expect(off.hasImage).toBe(false);
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => `https://example.com/${i}.png`).join(' ');
+    expect(html(many(24)).match(/message_inline_image/g)).toHaveLength(24);
+    expect(html(many(25))).not.toContain('message_inline_image');
+  });
+
+  test('hostile URLs and titles are escaped or dropped', () => {
+    const out = html('[<b>"x"</b>](https://e.com/a.png?q="><script>.png) javascript:alert(1).png');
+    expect(out).not.toMatch(/<script|<b>|="javascript:/);
+    expect(out).toContain('title="&lt;b&gt;&quot;x&quot;&lt;/b&gt;"');
   });
 });

@@ -38,10 +38,14 @@ async function systemGroup(name: string) {
 }
 
 test('an administrator deletes any message; recipients get delete_message and the unread state follows', async () => {
-  const id = await sendToChannel(server, cast.member, 'bin', 'trash', 'gone soon');
+  const id = await sendToChannel(server, cast.member, 'bin', 'Trash', 'gone soon');
   const q = await register(server, cast.member2, {
     event_types: ['delete_message'],
-    fetch_event_types: ['update_message_flags'],
+    fetch_event_types: ['message', 'update_message_flags'],
+  });
+  const bulk = await register(server, cast.member2, {
+    event_types: ['delete_message'],
+    client_capabilities: { bulk_message_deletion: true },
   });
   expect(
     q.unread_msgs.streams.some((s: { unread_message_ids: number[] }) =>
@@ -50,21 +54,17 @@ test('an administrator deletes any message; recipients get delete_message and th
   ).toBe(true);
   const res = await remove(cast.admin, id);
   expect(res.body).toEqual({ result: 'success', msg: '' });
+  // The topic is named in lower case, as deletions are grouped by topic regardless of case.
+  const where = { message_type: 'stream', stream_id: bin, topic: 'trash' };
   const events = await eventsOf(server, cast.member2, q.queue_id);
-  expect(events).toEqual([
-    {
-      id: 0,
-      type: 'delete_message',
-      message_ids: [id],
-      message_type: 'stream',
-      stream_id: bin,
-      topic: 'trash',
-    },
+  expect(events).toEqual([{ id: 0, type: 'delete_message', message_id: id, ...where }]);
+  expect(await eventsOf(server, cast.member2, bulk.queue_id)).toEqual([
+    { id: 0, type: 'delete_message', message_ids: [id], ...where },
   ]);
   // Applying it: the deleted ID leaves the unread state, as a fresh /register shows.
   const applied = applyEvents(q, events).unread_msgs.streams;
   const fresh = await register(server, cast.member2, {
-    fetch_event_types: ['update_message_flags'],
+    fetch_event_types: ['message', 'update_message_flags'],
   });
   expect(fresh.unread_msgs.streams).toEqual(applied);
   expectError(
@@ -80,8 +80,46 @@ test('a direct message: the event says "private"', async () => {
   const q = await register(server, cast.member2, { event_types: ['delete_message'] });
   expect((await remove(cast.member, id)).status).toBe(200);
   expect(await eventsOf(server, cast.member2, q.queue_id)).toEqual([
-    { id: 0, type: 'delete_message', message_ids: [id], message_type: 'private' },
+    { id: 0, type: 'delete_message', message_id: id, message_type: 'private' },
   ]);
+});
+
+test('who hears of it: subscribers, and those who kept a row of a public channel message', async () => {
+  await subscribe(server, cast.member, ['porch'], {
+    principals: [cast.member.id, cast.member2.id, cast.guest.id],
+  });
+  const id = await sendToChannel(server, cast.member, 'porch', 'leaving', 'soon gone');
+  // Both leave the channel but keep their rows for the message.
+  for (const as of [cast.member2, cast.guest])
+    expect(
+      (
+        await server.call('DELETE', '/users/me/subscriptions', {
+          as,
+          params: { subscriptions: ['porch'] },
+        })
+      ).status,
+    ).toBe(200);
+  const queues = await Promise.all(
+    [cast.member2, cast.guest, cast.moderator].map((as) =>
+      register(server, as, { event_types: ['delete_message'] }),
+    ),
+  );
+  expect((await remove(cast.admin, id)).status).toBe(200);
+  const heard = await Promise.all(
+    [cast.member2, cast.guest, cast.moderator].map(async (as, i) =>
+      (await eventsOf(server, as, queues[i].queue_id)).map((e) => e.message_id),
+    ),
+  );
+  // A guest may no longer read a channel they left; a moderator never had the message.
+  expect(heard).toEqual([[id], [], []]);
+});
+
+test('messages of archived channels cannot be deleted', async () => {
+  await subscribe(server, cast.member, ['attic']);
+  const attic = await streamId(server, cast.member, 'attic');
+  const id = await sendToChannel(server, cast.member, 'attic', 'old', 'dusty');
+  expect((await server.call('DELETE', `/streams/${attic}`, { as: cast.admin })).status).toBe(200);
+  expectError(await remove(cast.admin, id), 400, 'BAD_REQUEST', 'Invalid message(s)');
 });
 
 test('others may not delete; the sender only with can_delete_own_message_group', async () => {

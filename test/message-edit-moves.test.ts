@@ -109,7 +109,7 @@ test('the event applied to the unread state gives a fresh /register', async () =
   await sendToChannel(server, cast.member, 'lobby', 'unread one', 'y');
   const state = await register(server, cast.member2, {
     event_types: ['update_message'],
-    fetch_event_types: ['update_message_flags'],
+    fetch_event_types: ['message', 'update_message_flags'],
   });
   expect(
     (await edit(cast.member, a, { topic: 'unread two', propagate_mode: 'change_all' })).status,
@@ -118,7 +118,7 @@ test('the event applied to the unread state gives a fresh /register', async () =
   // What a client does with the event: the moved IDs leave the old topic's entry for the new one.
   const streams = applyEvents(state, [event]).unread_msgs.streams;
   const fresh = (
-    await register(server, cast.member2, { fetch_event_types: ['update_message_flags'] })
+    await register(server, cast.member2, { fetch_event_types: ['message', 'update_message_flags'] })
   ).unread_msgs;
   const key = (s: any) => `${s.stream_id}:${s.topic}`;
   expect(fresh.streams.sort((x: any, y: any) => key(x).localeCompare(key(y)))).toEqual(
@@ -230,7 +230,9 @@ test('channel moves: permission to post in the target, rows and delete_message f
   );
   const loser = await register(server, cast.member2, {
     event_types: ['update_message', 'delete_message'],
+    client_capabilities: { bulk_message_deletion: true },
   });
+  const legacyLoser = await register(server, cast.member2, { event_types: ['delete_message'] });
   const mover = await register(server, cast.member, {
     event_types: ['update_message', 'delete_message'],
   });
@@ -250,6 +252,17 @@ test('channel moves: permission to post in the target, rows and delete_message f
       topic: 'to vault',
     },
   ]);
+  // Without bulk_message_deletion: one event per message.
+  expect(await eventsOf(server, cast.member2, legacyLoser.queue_id)).toEqual(
+    [a, b].map((id, i) => ({
+      id: i,
+      type: 'delete_message',
+      message_id: id,
+      message_type: 'stream',
+      stream_id: lobby,
+      topic: 'to vault',
+    })),
+  );
   expect(await eventsOf(server, cast.member, mover.queue_id)).toEqual([
     expect.objectContaining({
       type: 'update_message',

@@ -231,13 +231,13 @@ describe('POST /messages/flags', () => {
     ]);
   });
 
-  test('a readable message never received gets a historical row', async () => {
+  test('a readable message never received gets a historical row, read as it was', async () => {
     const id = await sendToChannel(server, cast.member, 'small', 'flags', 'for outsiders');
     await server.call('POST', '/messages/flags', {
       as: cast.admin,
       params: { messages: [id], op: 'add', flag: 'starred' },
     });
-    expect(await flagsOf(cast.admin, id)).toEqual(['starred', 'historical']);
+    expect(await flagsOf(cast.admin, id)).toEqual(['read', 'starred', 'historical']);
   });
 
   test('refuses server-set flags, unknown flags and operations, and unreadable messages', async () => {
@@ -261,8 +261,15 @@ describe('POST /messages/flags', () => {
       "Invalid message flag operation: 'toggle'",
     );
     const dm = await sendDirect(server, cast.member, [cast.moderator.id], 'not for cordelia');
-    expectError(await post({ messages: [dm] }), 400, 'BAD_REQUEST', 'Invalid message(s)');
-    expectError(await post({ messages: [99999] }), 400, 'BAD_REQUEST', 'Invalid message(s)');
+    // Starring needs a row for the message: one the user cannot read is refused.
+    const star = { op: 'add', flag: 'starred' };
+    expectError(await post({ messages: [dm], ...star }), 400, 'BAD_REQUEST', 'Invalid message(s)');
+    expectError(
+      await post({ messages: [99999], ...star }),
+      400,
+      'BAD_REQUEST',
+      'Invalid message(s)',
+    );
   });
 });
 
@@ -330,7 +337,7 @@ describe('flags in GET /messages', () => {
       [topicWildcard]: ['read', 'starred', 'wildcard_mentioned', 'topic_wildcard_mentioned'],
       [own.body.id]: ['read'],
       [outside]: ['read', 'historical'],
-      [starredOutside]: ['starred', 'historical'],
+      [starredOutside]: ['read', 'starred', 'historical'],
     };
     for (const [id, flags] of Object.entries(expected))
       expect(await flagsOf(viewer, Number(id))).toEqual(flags);

@@ -1,5 +1,6 @@
-// POST /users/me/apns_device_token: the token and app ID rules, bots, and
-// registering the same token twice.
+// Push devices: POST and DELETE /users/me/apns_device_token and
+// /users/me/android_gcm_reg_id: the token and app ID rules, bots,
+// registering the same token twice, and removing tokens.
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -73,5 +74,107 @@ test('bots may not register devices', async () => {
     result: 'error',
     msg: 'This endpoint is not available to bots.',
     code: 'BAD_REQUEST',
+  });
+});
+
+describe('removing tokens and Android tokens', () => {
+  const fcm = 'cXXE2TFnRvqW1e1Fkq2WxN:APA91bH4rE8f2zW0mYq3cD7x';
+  const rows = (user: { id: number }) =>
+    server.services.db.read((db) =>
+      db.pushDeviceToken.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } }),
+    );
+
+  test('an FCM token is registered once, without an app ID, and removed', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await server.call('POST', '/users/me/android_gcm_reg_id', {
+        as: cast.admin,
+        params: { token: fcm },
+      });
+      expect(res.body).toEqual({ result: 'success', msg: '' });
+    }
+    expect(await rows(cast.admin)).toEqual([
+      expect.objectContaining({ kind: 2, token: fcm, appId: null }),
+    ]);
+    const removed = await server.call('DELETE', '/users/me/android_gcm_reg_id', {
+      as: cast.admin,
+      params: { token: fcm },
+    });
+    expect(removed.body).toEqual({ result: 'success', msg: '' });
+    expect(await rows(cast.admin)).toEqual([]);
+  });
+
+  test('an APNs token is removed; the FCM token of the same text stays', async () => {
+    const apns = Buffer.from('apns token to remove').toString('base64');
+    for (const [path, params] of [
+      ['/users/me/apns_device_token', { token: apns, appid: 'org.zulip.Zulip' }],
+      ['/users/me/android_gcm_reg_id', { token: apns }],
+    ] as const)
+      expect((await server.call('POST', path, { as: cast.moderator, params })).status).toBe(200);
+    const res = await server.call('DELETE', '/users/me/apns_device_token', {
+      as: cast.moderator,
+      params: { token: apns },
+    });
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(await rows(cast.moderator)).toEqual([expect.objectContaining({ kind: 2, token: apns })]);
+  });
+
+  test("unknown tokens, and other users' tokens, do not exist", async () => {
+    const mine = Buffer.from('only mine').toString('base64');
+    await server.call('POST', '/users/me/apns_device_token', {
+      as: cast.owner,
+      params: { token: mine, appid: 'org.zulip.Zulip' },
+    });
+    for (const [path, as, token] of [
+      ['/users/me/apns_device_token', cast.member2, mine],
+      ['/users/me/apns_device_token', cast.owner, Buffer.from('never').toString('base64')],
+      ['/users/me/android_gcm_reg_id', cast.owner, mine],
+    ] as const) {
+      const res = await server.call('DELETE', path, { as, params: { token } });
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        400,
+        { result: 'error', msg: 'Token does not exist', code: 'BAD_REQUEST' },
+      ]);
+    }
+    expect(await rows(cast.owner)).toHaveLength(1);
+  });
+
+  test.each([
+    ['DELETE', '/users/me/apns_device_token', '', 'Empty or invalid length token'],
+    ['DELETE', '/users/me/apns_device_token', 'not base64!', 'Invalid APNS token'],
+    ['POST', '/users/me/android_gcm_reg_id', '', 'Empty or invalid length token'],
+    ['POST', '/users/me/android_gcm_reg_id', 'x'.repeat(4097), 'Empty or invalid length token'],
+    ['DELETE', '/users/me/android_gcm_reg_id', '', 'Empty or invalid length token'],
+  ])('%s %s with a bad token is refused', async (method, path, token, msg) => {
+    const res = await server.call(method, path, {
+      as: cast.member2,
+      params: { token },
+      encoding: 'json',
+    });
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
+  });
+
+  test('the token is required, and bots have no devices', async () => {
+    const missing = await server.call('POST', '/users/me/android_gcm_reg_id', {
+      as: cast.member2,
+    });
+    expect(missing.body).toEqual({
+      result: 'error',
+      msg: "Missing 'token' argument",
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'token',
+    });
+    const bot = await server.createUser(cast.realm, { email: 'fcmbot@example.com', isBot: true });
+    for (const [method, path] of [
+      ['POST', '/users/me/android_gcm_reg_id'],
+      ['DELETE', '/users/me/android_gcm_reg_id'],
+      ['DELETE', '/users/me/apns_device_token'],
+    ]) {
+      const res = await server.call(method, path, { as: bot, params: { token } });
+      expect([path, res.body]).toEqual([
+        path,
+        { result: 'error', msg: 'This endpoint is not available to bots.', code: 'BAD_REQUEST' },
+      ]);
+    }
   });
 });

@@ -65,7 +65,7 @@ async function emailOf(user: User): Promise<string> {
 describe('adding', () => {
   test('by name: Unicode, the zulip extra emoji and custom emoji, with codes looked up', async () => {
     const id = await sendToChannel(server, cast.member, 'general', 'r', 'react to me');
-    expect((await add(cast.member, id, { emoji_name: 'thumbsup' })).body).toEqual({
+    expect((await add(cast.member, id, { emoji_name: 'thumbs_up' })).body).toEqual({
       result: 'success',
       msg: '',
     });
@@ -74,7 +74,7 @@ describe('adding', () => {
     expect((await add(cast.member2, id, { emoji_name: 'octopus' })).status).toBe(200);
     expect(await reactionsOf(cast.member2, id)).toEqual([
       {
-        emoji_name: 'thumbsup',
+        emoji_name: '+1',
         emoji_code: '1f44d',
         reaction_type: 'unicode_emoji',
         user_id: cast.member.id,
@@ -82,7 +82,7 @@ describe('adding', () => {
       {
         emoji_name: 'zulip',
         emoji_code: 'zulip',
-        reaction_type: 'service_extra_emoji',
+        reaction_type: 'zulip_extra_emoji',
         user_id: cast.member.id,
       },
       {
@@ -121,7 +121,7 @@ describe('adding', () => {
   test('a second user with the same code votes for the existing reaction and takes its name', async () => {
     const id = await sendToChannel(server, cast.member, 'general', 'r', 'votes');
     await add(cast.member, id, { emoji_name: '+1' });
-    expect((await add(cast.member2, id, { emoji_name: 'thumbsup' })).status).toBe(200);
+    expect((await add(cast.member2, id, { emoji_name: 'like' })).status).toBe(200);
     expect(
       (await reactionsOf(cast.member, id)).map((r: { emoji_name: string }) => r.emoji_name),
     ).toEqual(['+1', '+1']);
@@ -206,7 +206,7 @@ describe('adding', () => {
       await add(cast.member, id, {
         emoji_name: 'zulip',
         emoji_code: 'other',
-        reaction_type: 'service_extra_emoji',
+        reaction_type: 'zulip_extra_emoji',
       }),
       400,
       'BAD_REQUEST',
@@ -216,7 +216,7 @@ describe('adding', () => {
       await add(cast.member, id, {
         emoji_name: 'zulap',
         emoji_code: 'zulip',
-        reaction_type: 'service_extra_emoji',
+        reaction_type: 'zulip_extra_emoji',
       }),
       400,
       'BAD_REQUEST',
@@ -269,7 +269,7 @@ describe('removing', () => {
     });
     expect((await remove(cast.member, id, { emoji_code: '2764' })).status).toBe(200);
     expect(
-      (await remove(cast.member, id, { emoji_name: 'zulip', reaction_type: 'service_extra_emoji' }))
+      (await remove(cast.member, id, { emoji_name: 'zulip', reaction_type: 'zulip_extra_emoji' }))
         .status,
     ).toBe(200);
     expect(await reactionsOf(cast.member, id)).toEqual([]);

@@ -1,6 +1,7 @@
-// GET /realm/emoji and POST /realm/emoji/{emoji_name}: adding custom emoji,
-// Zulip's name rules and refusals, the permission, serving the image without
-// credentials, and the realm_emoji event applied to the /register state.
+// GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name}: adding custom
+// emoji, Zulip's name rules and refusals, the permission, serving the image
+// without credentials, deactivating (who may, what stays, what is refused
+// afterwards), and the realm_emoji event applied to the /register state.
 import { request as httpRequest } from 'node:http';
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
@@ -220,4 +221,141 @@ test('the realm_emoji event carries the whole map, and applied to /register it g
     })
   ).body;
   expect(state.realm_emoji).toEqual(fresh.realm_emoji);
+});
+
+describe('DELETE /realm/emoji/{emoji_name}', () => {
+  const remove = (as: User, name: string) =>
+    server.call('DELETE', `/realm/emoji/${encodeURIComponent(name)}`, { as });
+  const byName = async (name: string) =>
+    Object.values(await emojiMap()).filter((e) => e.name === name);
+
+  test('the author deactivates their emoji: listed as deactivated, event to everyone, state applied', async () => {
+    await add(cast.member, 'retiring');
+    const [before] = await byName('retiring');
+    const channel = (
+      await server.call('POST', '/users/me/subscriptions', {
+        as: cast.member,
+        params: { subscriptions: [{ name: 'emoji talk' }], principals: [cast.member2.id] },
+      })
+    ).status;
+    expect(channel).toBe(200);
+    const sent = await server.call('POST', '/messages', {
+      as: cast.member,
+      params: { type: 'stream', to: 'emoji talk', topic: 't', content: 'react' },
+    });
+    await server.call('POST', `/messages/${sent.body.id}/reactions`, {
+      as: cast.member2,
+      params: { emoji_name: 'retiring' },
+    });
+    const state = (
+      await server.call('POST', '/register', {
+        as: cast.member2,
+        params: { event_types: ['realm_emoji'], fetch_event_types: ['realm_emoji'] },
+      })
+    ).body;
+
+    const res = await remove(cast.member, 'retiring');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(await byName('retiring')).toEqual([{ ...before, deactivated: true }]);
+    // The image stays served, for the reactions and statuses that show it.
+    expect((await fetchRaw(before.source_url)).status).toBe(200);
+
+    const { body } = await server.call('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+    });
+    expect(body.events).toEqual([
+      { id: 0, type: 'realm_emoji', op: 'update', realm_emoji: await emojiMap() },
+    ]);
+    applyEvents(state, body.events);
+    const fresh = (
+      await server.call('POST', '/register', {
+        as: cast.member2,
+        params: { fetch_event_types: ['realm_emoji'], event_types: [] },
+      })
+    ).body;
+    expect(state.realm_emoji).toEqual(fresh.realm_emoji);
+    expect(state.realm_emoji[before.id].deactivated).toBe(true);
+
+    // The reaction made before stays, and others may still vote for it; new
+    // uses are refused.
+    const message = await server.call('GET', `/messages/${sent.body.id}`, { as: cast.member });
+    const reaction = {
+      emoji_name: 'retiring',
+      emoji_code: before.id,
+      reaction_type: 'realm_emoji',
+    };
+    expect(message.body.message.reactions).toEqual([{ ...reaction, user_id: cast.member2.id }]);
+    const react = (id: number, params: Record<string, unknown>) =>
+      server.call('POST', `/messages/${id}/reactions`, { as: cast.member, params });
+    expect((await react(sent.body.id, reaction)).status).toBe(200);
+    const later = await server.call('POST', '/messages', {
+      as: cast.member,
+      params: { type: 'direct', to: [cast.member2.id], content: ':retiring:' },
+    });
+    expect((await react(later.body.id, { emoji_name: 'retiring' })).body).toEqual(
+      error("Emoji 'retiring' does not exist"),
+    );
+    expect((await react(later.body.id, reaction)).body).toEqual(
+      error('This custom emoji has been deactivated.'),
+    );
+    const rendered = await server.call('GET', `/messages/${later.body.id}`, { as: cast.member });
+    expect(rendered.body.message.content).toBe('<p>:retiring:</p>');
+  });
+
+  test('the name can be given to a new emoji, and deactivating acts on the active one', async () => {
+    await add(cast.member, 'reborn');
+    const [first] = await byName('reborn');
+    expect((await remove(cast.member, 'reborn')).status).toBe(200);
+    expect((await add(cast.member2, 'reborn')).status).toBe(200);
+    const both = await byName('reborn');
+    expect(both.map((e) => [e.id === first.id, e.deactivated, e.author_id])).toEqual([
+      [true, true, cast.member.id],
+      [false, false, cast.member2.id],
+    ]);
+    // The first author no longer owns an active emoji of that name.
+    expect((await remove(cast.member, 'reborn')).body).toEqual(
+      error('Must be an organization administrator or emoji author'),
+    );
+    expect((await remove(cast.member2, 'reborn')).status).toBe(200);
+    expect((await byName('reborn')).every((e) => e.deactivated)).toBe(true);
+  });
+
+  test('other members, moderators and guests may not; administrators and owners may', async () => {
+    await add(cast.member, 'guarded');
+    await add(cast.member, 'admins_may');
+    await add(cast.member, 'owners_may');
+    for (const other of [cast.member2, cast.moderator, cast.guest]) {
+      const res = await remove(other, 'guarded');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(error('Must be an organization administrator or emoji author'));
+    }
+    expect((await byName('guarded'))[0].deactivated).toBe(false);
+    expect((await remove(cast.admin, 'admins_may')).status).toBe(200);
+    expect((await remove(cast.owner, 'owners_may')).status).toBe(200);
+    expect((await byName('admins_may'))[0].deactivated).toBe(true);
+    expect((await byName('owners_may'))[0].deactivated).toBe(true);
+  });
+
+  test('an unknown or already deactivated name is a 404, and sends no event', async () => {
+    await add(cast.member, 'gone_twice');
+    expect((await remove(cast.member, 'gone_twice')).status).toBe(200);
+    const queue = (
+      await server.call('POST', '/register', {
+        as: cast.admin,
+        params: { event_types: ['realm_emoji'] },
+      })
+    ).body.queue_id;
+    for (const name of ['gone_twice', 'never_was', 'Gone_Twice']) {
+      const res = await remove(cast.admin, name);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(error(`Emoji '${name}' does not exist`));
+    }
+    const { body } = await server.call('GET', '/events', {
+      as: cast.admin,
+      params: { queue_id: queue, last_event_id: -1, dont_block: true },
+    });
+    expect(body.events).toEqual([]);
+  });
 });

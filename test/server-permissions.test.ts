@@ -57,7 +57,7 @@ describe('--help', () => {
     const res = await help(flag);
     expect(res).toMatchObject({ code: 0, err: '' });
     expect(res.out).toMatch(
-      /^usage: manage <create-realm\|create-user\|grant-permission\|revoke-permission> \[options\]\n/,
+      /^usage: manage <create-realm\|create-user\|clear-login-lock\|grant-permission\|revoke-permission> \[options\]\n/,
     );
     for (const command of ['create-realm', 'create-user', 'grant-permission', 'revoke-permission'])
       expect(res.out).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
@@ -82,7 +82,7 @@ describe('--help', () => {
     expect(res.code).toBe(2);
     expect(res.out).toBe('');
     expect(res.err).toBe(
-      'usage: manage <create-realm|create-user|grant-permission|revoke-permission> [options]\n' +
+      'usage: manage <create-realm|create-user|clear-login-lock|grant-permission|revoke-permission> [options]\n' +
         `manage: unknown command 'make-coffee'; run "manage --help" for the list\n`,
     );
   });

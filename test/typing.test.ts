@@ -72,6 +72,37 @@ describe('POST /typing to users', () => {
     expect(await eventsOf(server, cast.moderator, outsider.queue_id)).toEqual([]);
   });
 
+  test('receives_typing_notifications=false leaves the user out of every typing event', async () => {
+    const id = await sendDirect(server, cast.member, [cast.member2.id], 'quiet please');
+    const quiet = await register(server, cast.member2, {
+      event_types: ['typing', 'typing_edit_message'],
+      ...withChannelTyping,
+    });
+    const loud = await register(server, cast.member, {
+      event_types: ['typing', 'typing_edit_message'],
+      ...withChannelTyping,
+    });
+    await setSetting(cast.member2, 'receives_typing_notifications', false);
+    try {
+      expect((await typing(cast.member, { op: 'start', to: [cast.member2.id] })).status).toBe(200);
+      expect(
+        (await typing(cast.member, { op: 'start', type: 'stream', stream_id: general, topic: 'x' }))
+          .status,
+      ).toBe(200);
+      expect((await editTyping(cast.member, id, 'start')).status).toBe(200);
+      expect(await eventsOf(server, cast.member2, quiet.queue_id)).toEqual([]);
+      const heard = await eventsOf(server, cast.member, loud.queue_id);
+      expect(heard.map((e) => e.type)).toEqual(['typing', 'typing', 'typing_edit_message']);
+      // The recipients listed are still every participant.
+      expect(heard[0].recipients.map((r: { user_id: number }) => r.user_id)).toContain(
+        cast.member2.id,
+      );
+      expect(heard[2].recipient.user_ids).toContain(cast.member2.id);
+    } finally {
+      await setSetting(cast.member2, 'receives_typing_notifications', true);
+    }
+  });
+
   test('a bare user ID, as zulip-js sends for one recipient, is a one-element list', async () => {
     const q2 = await register(server, cast.member2, { event_types: ['typing'] });
     expect(

@@ -69,13 +69,16 @@ describe('POST /users/me/status', () => {
     });
     await server.call('POST', '/users/me/status', {
       as: cast.member2,
+      params: { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' },
+    });
+    const zulip = { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
+    expect(await status(cast.member2.id)).toEqual(zulip);
+    // This server's earlier name of the namespace is read as Zulip's.
+    await server.call('POST', '/users/me/status', {
+      as: cast.member2,
       params: { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' },
     });
-    expect(await status(cast.member2.id)).toEqual({
-      emoji_name: 'zulip',
-      emoji_code: 'zulip',
-      reaction_type: 'service_extra_emoji',
-    });
+    expect(await status(cast.member2.id)).toEqual(zulip);
   });
 
   test("each refusal, with Zulip's message", async () => {
@@ -115,11 +118,11 @@ describe('POST /users/me/status', () => {
       ).body,
     ).toEqual(error('Invalid custom emoji name.'));
     expect(
-      (await post({ emoji_name: 'car', emoji_code: 'car', reaction_type: 'service_extra_emoji' }))
+      (await post({ emoji_name: 'car', emoji_code: 'car', reaction_type: 'zulip_extra_emoji' }))
         .body,
     ).toEqual(error('Invalid emoji code.'));
     expect(
-      (await post({ emoji_name: 'car', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' }))
+      (await post({ emoji_name: 'car', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }))
         .body,
     ).toEqual(error('Invalid emoji name.'));
     const badType = await post({ emoji_name: 'car', reaction_type: 'other' });

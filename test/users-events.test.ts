@@ -55,7 +55,7 @@ const numeric = (a: number, b: number) => a - b;
 /** The parts of the state this area owns. */
 function area(state: State) {
   const sortMembers = (v: any) =>
-    typeof v === 'object' && v
+    typeof v === 'object' && v && 'direct_members' in v
       ? {
           direct_members: [...v.direct_members].sort(numeric),
           direct_subgroups: [...v.direct_subgroups].sort(numeric),

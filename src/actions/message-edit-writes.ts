@@ -33,6 +33,8 @@ export interface EditPlan {
 export interface EditWritten {
   /** The uploads the new content no longer references. */
   detached: DetachedUpload[];
+  /** The uploads linked to or unlinked from the message by the edit. */
+  relinkedAttachmentIds: number[];
   /** The changed messages' IDs, ascending. */
   messageIds: number[];
   /** Everyone holding a row for a changed message, with the flags of their row for the target when they have one. */
@@ -46,6 +48,7 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
   const { now, message, content, topic, target, moved } = plan;
   const seconds = Math.floor(now.getTime() / 1000);
   let detached: DetachedUpload[] = [];
+  let relinkedAttachmentIds: number[] = [];
   if (content !== undefined) {
     const { text, rendered } = content;
     const entry: EditEntry = {
@@ -72,12 +75,12 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
       },
     });
     await updateMentionFlags(tx, message.id, rendered);
-    detached = await reattachUploads(
+    ({ detached, relinked: relinkedAttachmentIds } = await reattachUploads(
       tx,
       { id: message.senderId },
       message.id,
       rendered.uploadPathIds,
-    );
+    ));
   }
   for (const m of moved) {
     if (m.id === message.id && content !== undefined) continue;
@@ -120,7 +123,13 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
   ) {
     await tx.stream.update({ where: { id: target.id }, data: { firstMessageId: messageIds[0] } });
   }
-  return { detached, messageIds, holders: [...holderOf.values()], losing };
+  return {
+    detached,
+    relinkedAttachmentIds,
+    messageIds,
+    holders: [...holderOf.values()],
+    losing,
+  };
 }
 
 /** Resets the recipients' mention flags of `messageId` to what `rendered` mentions. */
@@ -158,14 +167,14 @@ export interface DetachedUpload {
 /**
  * Links the sender's uploads the new content names, unlinks those it no
  * longer names, and returns the sender's unlinked files that no message
- * references any more.
+ * references any more, with the IDs of every upload linked or unlinked.
  */
 async function reattachUploads(
   db: Db,
   sender: Pick<User, 'id'>,
   messageId: number,
   pathIds: string[],
-): Promise<DetachedUpload[]> {
+): Promise<{ detached: DetachedUpload[]; relinked: number[] }> {
   const linked = await db.attachmentMessage.findMany({
     where: { messageId },
     include: { attachment: true },
@@ -198,7 +207,10 @@ async function reattachUploads(
       messages: [],
     });
   }
-  return detached;
+  return {
+    detached,
+    relinked: [...dropped.map((l) => l.attachmentId), ...fresh.map((a) => a.id)],
+  };
 }
 
 /**

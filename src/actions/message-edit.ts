@@ -9,9 +9,11 @@ import type { Message, Realm, Stream, User } from '../../generated/prisma/sqlite
 import type { Db } from '../db/client';
 import { ApiError, badRequest } from '../errors';
 import type { EventBus } from '../events/bus';
+import type { EventOf } from '../events/queues';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { checkTopicAllowed, normalizeTopic } from '../lib/channels/topics';
 import { renderMarkdown } from '../lib/markdown';
+import { publishDeletion } from '../lib/messages/deletion';
 import { buildRenderContext } from '../lib/markdown/render-context';
 import { flagList } from '../lib/messages/flags';
 import { checkMentions } from '../lib/messages/mentions';
@@ -33,6 +35,7 @@ import {
   type EditPlan,
   type EditWritten,
 } from './message-edit-writes';
+import { publishAttachmentUpdates } from './uploads';
 
 /** What PATCH /messages/{id} asks. */
 export interface EditRequest {
@@ -55,6 +58,7 @@ export async function doUpdateMessage(
     const plan = await checkEdit(tx, services.config.externalUrl, realm, user, messageId, request);
     const written = await writeEdit(tx, user, plan);
     onCommit(() => publishEdit(services.bus, user, plan, written));
+    await publishAttachmentUpdates(tx, onCommit, services, written.relinkedAttachmentIds);
     return written.detached;
   });
 }
@@ -203,7 +207,7 @@ async function messagesToMove(
  */
 function publishEdit(bus: EventBus, editor: User, plan: EditPlan, written: EditWritten): void {
   const { message, stream, content, topic, target, mode } = plan;
-  const event: { type: string } & Record<string, unknown> = {
+  const event: Omit<EventOf<'update_message'>, 'flags'> = {
     type: 'update_message',
     user_id: editor.id,
     edit_timestamp: Math.floor(plan.now.getTime() / 1000),
@@ -222,7 +226,8 @@ function publishEdit(bus: EventBus, editor: User, plan: EditPlan, written: EditW
     });
   }
   if (topic !== undefined || target !== null) {
-    Object.assign(event, { propagate_mode: mode, orig_subject: message.topic });
+    event.propagate_mode = mode;
+    event.orig_subject = message.topic;
     if (topic !== undefined) Object.assign(event, { subject: topic, topic_links: [] });
     if (target !== null) event.new_stream_id = target.id;
   }
@@ -236,14 +241,9 @@ function publishEdit(bus: EventBus, editor: User, plan: EditPlan, written: EditW
   for (const [key, userIds] of byFlags)
     bus.publish({ ...event, flags: key === '' ? [] : key.split(',') }, userIds);
   if (stream !== null && written.losing.length > 0) {
-    bus.publish(
-      {
-        type: 'delete_message',
-        message_ids: written.messageIds,
-        message_type: 'stream',
-        stream_id: stream.id,
-        topic: message.topic,
-      },
+    publishDeletion(
+      bus,
+      { messageIds: written.messageIds, channel: { streamId: stream.id, topic: message.topic } },
       written.losing,
     );
   }

@@ -1,29 +1,30 @@
-// Sending messages and changing personal message flags. A sent message gets
-// one UserMessage row per recipient (created in one statement) carrying that
-// recipient's flags; after the commit each recipient's queues get a message
-// event with their flags.
+// Sending messages. A sent message gets one UserMessage row per recipient
+// (created in one statement) carrying that recipient's flags; after the
+// commit each recipient's queues get a message event with their flags.
+// Changing flags afterwards is message-flags.ts.
 import { Prisma, type Message, type Realm, type User } from '../../generated/prisma/sqlite/client';
 import { executeRows, queryRows, type Db, type OnCommit } from '../db/client';
-import { badRequest } from '../errors';
 import { renderMarkdown, type RenderResult } from '../lib/markdown';
-import { invalidMessage, readableMessages } from '../lib/messages/message-access';
 import {
   isMeMessage,
   normalizeContent,
   resolveAddressee,
   type Addressee,
 } from '../lib/messages/message-send';
-import { editableFlags, flagList, isEditableFlag, isServerFlag } from '../lib/messages/flags';
+import { flagList } from '../lib/messages/flags';
 import { checkMentions } from '../lib/messages/mentions';
 import { presentMessage, type PresentLookups } from '../lib/messages/messages';
 import { dmKeyOf } from '../lib/narrow/narrow';
-import type { MessageFacts } from '../events/queues';
+import type { MessageEventBody, MessageFacts } from '../events/queues';
 import { buildRenderContext } from '../lib/markdown/render-context';
 import { ChannelAccess } from '../lib/channels/stream-access';
-import { unreadMessageDetails } from '../lib/messages/unreads';
 import { realmHost, apiEmail, avatarUrl } from '../lib/users/users';
 import { membersOfGroups } from '../lib/groups/permissions';
+import { usersAlerted } from '../lib/users/alert-words';
+import { usersMuting } from '../lib/users/muted-users';
 import type { Services } from '../services';
+import { dispatchOutgoingWebhooks, serviceCalls, type WebhookMessage } from './outgoing-webhooks';
+import { publishAttachmentUpdates } from './uploads';
 
 /** What POST /messages asks. */
 export interface SendRequest {
@@ -46,6 +47,7 @@ interface Delivery {
     mentioned: boolean;
     streamWildcardMentioned: boolean;
     topicWildcardMentioned: boolean;
+    hasAlertWord: boolean;
   };
 }
 
@@ -57,6 +59,7 @@ async function plan(
   sender: User,
   to: Addressee,
   rendered: RenderResult,
+  content: string,
   readBySender: boolean,
 ): Promise<Delivery> {
   let userIds: number[];
@@ -86,14 +89,19 @@ async function plan(
       : [];
   const mentioned = new Set([...rendered.mentionedUserIds, ...groupMembers]);
   if (!userIds.includes(sender.id)) userIds.push(sender.id);
+  // As in Zulip: messages from a muted sender arrive read, and alert words
+  // are looked for in the Markdown source.
+  const muting = await usersMuting(db, sender.id);
+  const alerted = await usersAlerted(db, realm.id, userIds, content);
   return {
     userIds,
     flagsOf: (userId) => ({
-      read: userId === sender.id && readBySender,
+      read: (userId === sender.id && readBySender) || muting.has(userId),
       mentioned: mentioned.has(userId),
       streamWildcardMentioned: rendered.streamWildcard,
       topicWildcardMentioned:
         rendered.topicWildcard && (participants === null || participants.has(userId)),
+      hasAlertWord: alerted.has(userId),
     }),
   };
 }
@@ -138,6 +146,7 @@ export async function sendMessageIn(
     sender,
     to,
     rendered,
+    content,
     request.readBySender ?? false,
   );
   const topic = to.kind === 'stream' ? to.topic : '';
@@ -171,8 +180,10 @@ export async function sendMessageIn(
       Prisma.sql`UPDATE "Stream" SET "firstMessageId" = ${message.id} WHERE "id" = ${to.stream.id} AND "firstMessageId" IS NULL`,
     );
   }
-  if (rendered.uploadPathIds.length > 0)
-    await claimAttachments(tx, sender, message, rendered.uploadPathIds);
+  if (rendered.uploadPathIds.length > 0) {
+    const claimed = await claimAttachments(tx, sender, message, rendered.uploadPathIds);
+    await publishAttachmentUpdates(tx, onCommit, services, claimed);
+  }
   // Everything the message object names is at hand: no queries needed.
   const people = to.kind === 'dm' ? [...to.recipients, sender] : [sender];
   const lookups: PresentLookups = {
@@ -180,16 +191,35 @@ export async function sendMessageIn(
     streamName: new Map(to.kind === 'stream' ? [[to.stream.id, to.stream.name]] : []),
     reactionsOf: new Map(),
   };
-  const { flags: _flags, ...body } = presentMessage(message, sender, realm, host, lookups, [], {
-    applyMarkdown: true,
-    clientGravatar: false,
-    allowEmptyTopicName: false,
-  });
+  const { flags: _flags, ...presented } = presentMessage(
+    message,
+    sender,
+    realm,
+    host,
+    lookups,
+    [],
+    { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false },
+  );
+  // presentMessage builds the contract's Message object field by field; the event carries it without flags.
+  const body = presented as unknown as MessageEventBody['message'];
   const facts = messageFacts(message, sender, to, host);
   const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
   onCommit(() =>
     publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
   );
+  const calls = await serviceCalls(tx, sender, to, rendered.mentionedUserIds, delivery.userIds);
+  if (calls.length > 0) {
+    const payload = {
+      ...body,
+      content: message.content,
+      rendered_content: body.content,
+    } as unknown as WebhookMessage;
+    onCommit(() =>
+      dispatchOutgoingWebhooks(services, realm, host, payload, calls, (bot, reply) =>
+        doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),
+      ),
+    );
+  }
   return message.id;
 }
 
@@ -240,7 +270,7 @@ function messageFacts(message: Message, sender: User, to: Addressee, host: strin
  */
 function publishMessage(
   services: Services,
-  message: Record<string, unknown>,
+  message: MessageEventBody['message'],
   facts: MessageFacts,
   delivery: Delivery,
   senderId: number,
@@ -256,7 +286,7 @@ function publishMessage(
     groups.set(key, group);
   }
   for (const [key, { flags, userIds }] of groups) {
-    const event = {
+    const event: MessageEventBody = {
       type: 'message',
       message,
       flags,
@@ -274,13 +304,13 @@ function publishMessage(
   }
 }
 
-/** Links the sender's uploaded files named in the message to it. */
+/** Links the sender's uploaded files named in the message to it; returns their IDs. */
 async function claimAttachments(
   tx: Db,
   sender: User,
   message: Message,
   pathIds: string[],
-): Promise<void> {
+): Promise<number[]> {
   const owned = await tx.attachment.findMany({
     where: { pathId: { in: pathIds }, ownerId: sender.id },
     select: { id: true },
@@ -289,81 +319,7 @@ async function claimAttachments(
     await tx.attachmentMessage.createMany({
       data: owned.map((a) => ({ attachmentId: a.id, messageId: message.id })),
     });
-}
-
-/**
- * Adds or removes a personal flag on messages. Messages the user can read but
- * never received get a `historical` row. Marking as unread skips channel
- * messages of channels the user is not subscribed to.
- */
-export async function doUpdateMessageFlags(
-  services: Services,
-  user: User,
-  op: string,
-  flag: string,
-  messageIds: number[],
-): Promise<void> {
-  if (!isEditableFlag(flag))
-    throw badRequest(
-      isServerFlag(flag) ? `Flag not editable: '${flag}'` : `Invalid flag: '${flag}'`,
-    );
-  if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
-  const column = editableFlags[flag];
-  const adding = op === 'add';
-  await services.db.write(async (tx, onCommit) => {
-    let ids = [...new Set(messageIds)];
-    if (flag === 'read' && !adding && ids.length) {
-      const subscribed = (
-        await tx.subscription.findMany({
-          where: { userId: user.id, active: true },
-          select: { streamId: true },
-        })
-      ).map((s) => s.streamId);
-      const elsewhere = await tx.message.findMany({
-        where: { id: { in: ids }, streamId: { not: null, notIn: subscribed } },
-        select: { id: true },
-      });
-      const skip = new Set(elsewhere.map((m) => m.id));
-      ids = ids.filter((id) => !skip.has(id));
-    }
-    const rows = await tx.userMessage.findMany({
-      where: { userId: user.id, messageId: { in: ids } },
-      select: { messageId: true },
-    });
-    const have = new Set(rows.map((r) => r.messageId));
-    const historical = ids.filter((id) => !have.has(id));
-    if (historical.length) {
-      const readable = await readableMessages(tx, user, historical);
-      if (readable.size !== historical.length) throw invalidMessage();
-      await tx.userMessage.createMany({
-        data: historical.map((messageId) => ({
-          userId: user.id,
-          messageId,
-          historical: true,
-          read: column === 'read' ? adding : false,
-          starred: column === 'starred' ? adding : false,
-        })),
-      });
-    }
-    if (column !== null && rows.length) {
-      await tx.userMessage.updateMany({
-        where: { userId: user.id, messageId: { in: [...have] } },
-        data: { [column]: adding },
-      });
-    }
-    const details =
-      flag === 'read' && !adding ? await unreadMessageDetails(tx, user.id, ids) : null;
-    const event = {
-      type: 'update_message_flags',
-      op,
-      operation: op,
-      flag,
-      messages: ids,
-      all: false,
-      ...(details ? { message_details: details } : {}),
-    };
-    onCommit(() => services.bus.publish(event, [user.id]));
-  });
+  return owned.map((a) => a.id);
 }
 
 /** Inserts the recipients' rows in one statement (Prisma's createMany is slow on SQLite). */
@@ -375,10 +331,10 @@ async function insertUserMessages(
 ): Promise<void> {
   const rows = delivery.userIds.map((userId) => {
     const f = delivery.flagsOf(userId);
-    return Prisma.sql`(${userId}, ${messageId}, ${f.read}, ${f.mentioned}, ${f.streamWildcardMentioned}, ${f.topicWildcardMentioned}, ${isPrivate})`;
+    return Prisma.sql`(${userId}, ${messageId}, ${f.read}, ${f.mentioned}, ${f.streamWildcardMentioned}, ${f.topicWildcardMentioned}, ${f.hasAlertWord}, ${isPrivate})`;
   });
   await executeRows(
     tx,
-    Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "isPrivate") VALUES ${Prisma.join(rows)}`,
+    Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "read", "mentioned", "streamWildcardMentioned", "topicWildcardMentioned", "hasAlertWord", "isPrivate") VALUES ${Prisma.join(rows)}`,
   );
 }

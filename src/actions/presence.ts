@@ -4,6 +4,7 @@
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { legacyPresence } from '../lib/users/presence';
 import { apiEmail, realmHost } from '../lib/users/users';
+import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
 
 /** Seconds within which a repeated report changes nothing. */
@@ -55,7 +56,7 @@ export async function doUpdatePresence(
       where: { realmId: user.realmId, isActive: true, isBot: false },
       select: { id: true },
     });
-    const event = {
+    const event: EventBody = {
       type: 'presence',
       user_id: user.id,
       email: apiEmail(user, realmHost(realm, services.config.externalUrl)),

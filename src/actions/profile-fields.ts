@@ -13,6 +13,7 @@ import {
   renderProfileValue,
 } from '../lib/users/profile-fields';
 import { activeUserIds } from '../lib/users/user-events';
+import type { EventOf } from '../events/queues';
 import type { Services } from '../services';
 
 /** One requested change of a user's value: an empty value removes it. */
@@ -30,8 +31,8 @@ export async function applyProfileData(
   user: User,
   changes: ProfileDataChange[],
   baseUrl: string,
-): Promise<Record<string, unknown>[]> {
-  const persons: Record<string, unknown>[] = [];
+): Promise<EventOf<'realm_user', 'update'>['person'][]> {
+  const persons: EventOf<'realm_user', 'update'>['person'][] = [];
   for (const change of changes) {
     const field = await tx.customProfileField.findFirst({
       where: { id: change.id, realmId: user.realmId },
@@ -162,5 +163,56 @@ export async function doCreateCustomProfileField(
     const everyone = await activeUserIds(tx, realmId);
     onCommit(() => services.bus.publish({ type: 'custom_profile_fields', fields }, everyone));
     return field.id;
+  });
+}
+
+// Sends the organization's fields, as they now are, to everyone once committed.
+async function announceFields(
+  services: Services,
+  tx: Db,
+  realmId: number,
+  onCommit: (callback: () => void) => void,
+): Promise<void> {
+  const fields = await listCustomProfileFields(tx, realmId);
+  const everyone = await activeUserIds(tx, realmId);
+  onCommit(() => services.bus.publish({ type: 'custom_profile_fields', fields }, everyone));
+}
+
+/** PATCH /realm/profile_fields: sets the display order; `order` must name every field once. */
+export async function doReorderCustomProfileFields(
+  services: Services,
+  realmId: number,
+  order: number[],
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const fields = await tx.customProfileField.findMany({
+      where: { realmId },
+      select: { id: true },
+    });
+    const wanted = new Set(order);
+    if (
+      order.length !== fields.length ||
+      wanted.size !== fields.length ||
+      fields.some((f) => !wanted.has(f.id))
+    )
+      throw new ApiError('Invalid order mapping.');
+    for (const [position, id] of order.entries())
+      await tx.customProfileField.update({ where: { id }, data: { order: position } });
+    await announceFields(services, tx, realmId, onCommit);
+  });
+}
+
+/** DELETE /realm/profile_fields/{field_id}: removes a field with every user's value of it. */
+export async function doDeleteCustomProfileField(
+  services: Services,
+  realmId: number,
+  id: number,
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const field = await tx.customProfileField.findFirst({ where: { id, realmId } });
+    if (!field) throw new ApiError(`Field id ${id} not found.`);
+    await tx.customProfileFieldValue.deleteMany({ where: { fieldId: id } });
+    await tx.customProfileField.delete({ where: { id } });
+    await announceFields(services, tx, realmId, onCommit);
   });
 }

@@ -1,5 +1,6 @@
-// Registering a device for push notifications.
+// Registering and removing devices for push notifications.
 import type { User } from '../../generated/prisma/sqlite/client';
+import { badRequest } from '../errors';
 import type { Services } from '../services';
 
 /** Device kinds, as stored. */
@@ -19,5 +20,20 @@ export async function doAddPushDeviceToken(
       create: { userId: user.id, kind, token, appId },
       update: { appId, lastUpdated: new Date() },
     });
+  });
+}
+
+/** Removes `token` of `kind` from `user`'s devices; "Token does not exist" when they have not registered it. */
+export async function doRemovePushDeviceToken(
+  services: Services,
+  user: User,
+  kind: number,
+  token: string,
+): Promise<void> {
+  await services.db.write(async (tx) => {
+    const { count } = await tx.pushDeviceToken.deleteMany({
+      where: { userId: user.id, kind, token },
+    });
+    if (count === 0) throw badRequest('Token does not exist');
   });
 }

@@ -1,10 +1,12 @@
 // Adding and removing emoji reactions. A reaction names its emoji by code and
-// type; a second user reacting with the same code votes for the existing
+// type; a Unicode emoji is stored under its canonical name whichever alias was
+// used, and a second user reacting with the same code votes for the existing
 // reaction and takes its name. Everyone who can read the message hears of it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { badRequest } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
 import { checkEmoji, emojiByName, type EmojiRef } from '../lib/emoji/lookup';
+import { normalizeReactionType, storedEmojiName } from '../lib/emoji/emoji';
 import {
   checkEmojiCodeForm,
   messageAudience,
@@ -37,6 +39,7 @@ export async function doAddReaction(
   type: string | undefined,
 ): Promise<void> {
   const host = realmHost(realm, services.config.externalUrl);
+  if (type !== undefined) type = normalizeReactionType(type);
   await services.db.write(async (tx, onCommit) => {
     const { message, userMessage } = await accessMessage(tx, user, messageId);
     await checkModifiable(tx, message.streamId);
@@ -56,8 +59,12 @@ export async function doAddReaction(
       select: { emojiName: true },
     });
     // A vote for an existing reaction keeps its name, even if that emoji is no longer valid.
-    if (earlier) name = earlier.emojiName;
-    else await checkEmoji(tx, realm.id, name, emoji);
+    if (earlier) {
+      name = earlier.emojiName;
+    } else {
+      await checkEmoji(tx, realm.id, name, emoji);
+      name = storedEmojiName(name, emoji);
+    }
     if (!userMessage)
       await tx.userMessage.create({
         data: { userId: user.id, messageId: message.id, historical: true, read: true },
@@ -83,6 +90,7 @@ export async function doRemoveReaction(
   type: string,
 ): Promise<void> {
   const host = realmHost(realm, services.config.externalUrl);
+  type = normalizeReactionType(type);
   await services.db.write(async (tx, onCommit) => {
     const { message } = await accessMessage(tx, user, messageId);
     await checkModifiable(tx, message.streamId);

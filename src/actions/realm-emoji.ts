@@ -1,13 +1,18 @@
-// Adding a custom emoji: the row, its image in the upload store, and the
-// realm_emoji update event (the organization's whole emoji map) to everyone.
+// Adding and deactivating custom emoji: the row, its image in the upload
+// store, and the realm_emoji update event (the organization's whole emoji
+// map, deactivated emoji included) to everyone.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, open, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, rm } from 'node:fs/promises';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import { emojiImageExtension, realmEmojiMap } from '../lib/emoji/realm-emoji';
+import {
+  emojiImageExtension,
+  emojiImageKey,
+  realmEmojiMap,
+  removableRealmEmoji,
+} from '../lib/emoji/realm-emoji';
 import { activeUserIds } from '../lib/users/user-events';
-import { contentTypeOf, inside, type UploadedFile } from '../lib/uploads/uploads';
+import { contentTypeOf, type UploadedFile } from '../lib/uploads/uploads';
 import type { Services } from '../services';
 
 const alreadyExists = () => new ApiError('A custom emoji with this name already exists.');
@@ -31,18 +36,17 @@ export async function doAddRealmEmoji(
   name: string,
   image: UploadedFile,
 ): Promise<void> {
-  const ext = emojiImageExtension(
-    contentTypeOf(image.type, image.name),
-    await firstBytes(image.path),
-  );
+  const contentType = contentTypeOf(image.type, image.name);
+  const ext = emojiImageExtension(contentType, await firstBytes(image.path));
   // An unguessable name, so that images cannot be listed by counting.
   const fileName = `${randomBytes(8).toString('hex')}${ext}`;
-  const target = inside(services.config.uploadsDir, `${realm.id}/emoji/images/${fileName}`);
-  if (!target) throw new Error('emoji image path falls outside the upload store');
-  await mkdir(dirname(target), { recursive: true });
-  await copyFile(image.path, target);
-  // The body parser's temporary copy is no longer needed.
-  await rm(image.path, { force: true });
+  const key = emojiImageKey(realm.id, fileName);
+  try {
+    await services.files.put(key, image.path, contentType);
+  } finally {
+    // The body parser's temporary copy is no longer needed.
+    await rm(image.path, { force: true });
+  }
   try {
     await services.db.write(async (tx, onCommit) => {
       if (await tx.realmEmoji.findFirst({ where: { realmId: realm.id, name, deactivated: false } }))
@@ -57,7 +61,29 @@ export async function doAddRealmEmoji(
       );
     });
   } catch (error) {
-    await rm(target, { force: true });
+    await services.files.delete(key);
     throw error;
   }
+}
+
+/**
+ * Deactivates the organization's active custom emoji `name` for `user` (its
+ * author or an administrator). The row and image stay, for the reactions and
+ * statuses that use it.
+ */
+export async function doRemoveRealmEmoji(
+  services: Services,
+  realm: Realm,
+  user: User,
+  name: string,
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const emoji = await removableRealmEmoji(tx, user, name);
+    await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });
+    const map = await realmEmojiMap(tx, realm.id);
+    const everyone = await activeUserIds(tx, realm.id);
+    onCommit(() =>
+      services.bus.publish({ type: 'realm_emoji', op: 'update', realm_emoji: map }, everyone),
+    );
+  });
 }

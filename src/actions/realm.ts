@@ -32,6 +32,7 @@ const plainSettings: Record<string, { column: keyof Realm; store?: (value: unkno
     name: { column: 'name' },
     description: { column: 'description' },
     allow_message_editing: { column: 'allowMessageEditing' },
+    inline_image_preview: { column: 'inlineImagePreview' },
     message_content_edit_limit_seconds: {
       column: 'messageContentEditLimitSeconds',
       store: (v) => (v === 'unlimited' ? null : v),

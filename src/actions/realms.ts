@@ -9,28 +9,10 @@ import {
   systemGroupNesting,
   type SystemGroupName,
 } from '../lib/constants';
+import { realmGroupSettingDefaults, realmGroupSettings } from '../lib/groups/group-settings';
 import type { Services } from '../services';
 import { checkNewUser, insertUser, type NewUser } from './users';
 import { hashPassword } from '../lib/users/secrets';
-
-/** The realm's group settings and the system group each defaults to. */
-const realmGroupDefaults = {
-  canAccessAllUsersGroupId: SystemGroup.EVERYONE,
-  canAddCustomEmojiGroupId: SystemGroup.MEMBERS,
-  canAddSubscribersGroupId: SystemGroup.MEMBERS,
-  canCreateGroupsId: SystemGroup.MEMBERS,
-  canCreatePrivateChannelGroupId: SystemGroup.MEMBERS,
-  canCreatePublicChannelGroupId: SystemGroup.MEMBERS,
-  canCreateWebPublicChannelGroupId: SystemGroup.OWNERS,
-  canDeleteAnyMessageGroupId: SystemGroup.ADMINISTRATORS,
-  canDeleteOwnMessageGroupId: SystemGroup.EVERYONE,
-  canInviteUsersGroupId: SystemGroup.MEMBERS,
-  canManageAllGroupsId: SystemGroup.ADMINISTRATORS,
-  canMentionManyUsersGroupId: SystemGroup.ADMINISTRATORS,
-  canMoveMessagesBetweenChannelsGroupId: SystemGroup.MEMBERS,
-  canMoveMessagesBetweenTopicsGroupId: SystemGroup.EVERYONE,
-  canResolveTopicsGroupId: SystemGroup.EVERYONE,
-} satisfies Partial<Record<keyof Realm, SystemGroupName>>;
 
 /** Creates the system groups of `realmId`, nested, and returns their IDs by name. */
 async function createSystemGroups(tx: Db, realmId: number): Promise<Map<SystemGroupName, number>> {
@@ -86,7 +68,10 @@ export async function doCreateRealm(
     const created = await tx.realm.create({ data: { name: input.name.trim(), stringId } });
     const groups = await createSystemGroups(tx, created.id);
     const settings = Object.fromEntries(
-      Object.entries(realmGroupDefaults).map(([field, group]) => [field, groups.get(group)!]),
+      Object.entries(realmGroupSettingDefaults).map(([name, group]) => [
+        realmGroupSettings[name as keyof typeof realmGroupSettings],
+        groups.get(group)!,
+      ]),
     );
     const realm = await tx.realm.update({ where: { id: created.id }, data: settings });
     const owner = await insertUser(tx, onCommit, services, realm, ownerInput, passwordHash);

@@ -12,6 +12,7 @@ import {
   type GroupSettingValue,
 } from '../lib/groups/group-settings';
 import { resolveGroupSettingValue } from './group-settings';
+import { channelFolderById } from '../lib/channels/channel-folders';
 import type { ChannelAccess } from '../lib/channels/stream-access';
 import { metadataAccessUserIds } from '../lib/channels/stream-audience';
 import {
@@ -21,6 +22,10 @@ import {
   type StreamGroupSetting,
 } from '../lib/channels/streams';
 import type { Services } from '../services';
+import type { EventOf } from '../events/queues';
+
+/** A channel property change, as the stream update event carries it. */
+type StreamUpdateEvent = EventOf<'stream', 'update'>;
 
 /** A `{new, old}` change of one permission setting. */
 export interface GroupSettingChange {
@@ -55,8 +60,8 @@ export async function applyStreamSettings(
   stream: Stream,
   changes: StreamSettingChanges,
 ): Promise<Stream> {
-  const events: Record<string, unknown>[] = [];
-  const event = (property: string, value: unknown) =>
+  const events: StreamUpdateEvent[] = [];
+  const event = (property: string, value: StreamUpdateEvent['value']) =>
     events.push({
       type: 'stream',
       op: 'update',
@@ -93,9 +98,13 @@ export async function applyStreamSettings(
     });
     event('topics_policy', changes.topicsPolicy);
   }
-  if (changes.folderId !== undefined) {
-    // This server keeps no channel folders, so only "no folder" is a valid value.
-    if (changes.folderId !== null) throw badRequest('Invalid channel folder ID');
+  if (changes.folderId !== undefined && changes.folderId !== stream.folderId) {
+    if (changes.folderId !== null) await channelFolderById(tx, realm.id, changes.folderId);
+    stream = await tx.stream.update({
+      where: { id: stream.id },
+      data: { folderId: changes.folderId },
+    });
+    event('folder_id', changes.folderId);
   }
   const requested = Object.entries(changes.groups ?? {}) as [
     StreamGroupSetting,
@@ -135,7 +144,7 @@ export async function applyStreamSettings(
   if (events.length > 0) {
     const audience = await metadataAccessUserIds(tx, stream);
     onCommit(() => {
-      for (const e of events) services.bus.publish(e as { type: string }, audience);
+      for (const e of events) services.bus.publish(e, audience);
     });
   }
   return stream;

@@ -19,8 +19,14 @@ import {
   systemGroupIds,
   type StreamGroupSetting,
 } from '../lib/channels/streams';
+import { requireAdministrator } from '../lib/realm/admin';
+import type { EventBody, EventOf } from '../events/queues';
 import type { Services } from '../services';
+import { announceDefaultStreams, forgetArchivedDefaultStream } from './default-streams';
 import { applyStreamSettings, type StreamSettingChanges } from './stream-settings';
+
+/** Channel objects as the contract types them: presentStreams builds them field by field. */
+type Channel = EventOf<'stream', 'create'>['streams'][number];
 
 /** The settings of channels a subscribe request may create. */
 export interface NewStreamSettings {
@@ -66,7 +72,6 @@ export async function checkCreationPermissions(
   }
   if (settings.topicsPolicy !== 'inherit' && user.role > Role.MEMBER)
     throw badRequest('Insufficient permission');
-  if (settings.folderId !== null) throw badRequest('Invalid channel folder ID');
 }
 
 /**
@@ -147,12 +152,13 @@ export async function createStreams(
   if (created.length > 0) {
     const objects = await presentStreams(tx, created);
     const audiences = await Promise.all(created.map((s) => metadataAccessUserIds(tx, s)));
+    if (settings.isDefault) await announceDefaultStreams(tx, onCommit, services, realm.id);
     onCommit(() => {
       created.forEach((_, i) => {
-        const event = {
+        const event: EventBody = {
           type: 'stream',
           op: 'create',
-          streams: [{ ...objects[i], stream_weekly_traffic: null }],
+          streams: [{ ...objects[i], stream_weekly_traffic: null } as unknown as Channel],
           for_unarchiving: false,
         };
         services.bus.publish(event, audiences[i]);
@@ -181,8 +187,8 @@ function publishStreamUpdate(
   stream: Stream,
   audience: number[],
   property: string,
-  value: unknown,
-  extra: Record<string, unknown> = {},
+  value: EventOf<'stream', 'update'>['value'],
+  extra: Partial<EventOf<'stream', 'update'>> = {},
 ): void {
   onCommit(() =>
     services.bus.publish(
@@ -213,13 +219,14 @@ export async function doArchiveStream(
       await tx.stream.findFirst({ where: { id: streamId, realmId: user.realmId } }),
     );
     if (stream.isArchived) throw badRequest('Channel is already deactivated');
+    await forgetArchivedDefaultStream(tx, onCommit, services, stream);
     const updated = await tx.stream.update({
       where: { id: stream.id },
-      data: { isArchived: true, isDefault: false },
+      data: { isArchived: true },
     });
     const audience = await metadataAccessUserIds(tx, updated);
     // Clients that understand archived channels see it change; others see it go.
-    const gone = {
+    const gone: EventBody = {
       type: 'stream',
       op: 'delete',
       streams: [{ stream_id: stream.id }],
@@ -254,6 +261,8 @@ export interface StreamChanges {
   isWebPublic?: boolean;
   historyPublicToSubscribers?: boolean;
   isArchived?: boolean;
+  /** Make the channel a default channel (true) or take it out of them (false); administrators only. */
+  isDefault?: boolean;
   /** Retention, topic policy, folder and permission settings. */
   settings?: StreamSettingChanges;
 }
@@ -273,6 +282,9 @@ export async function doUpdateStream(
       await tx.stream.findFirst({ where: { id: streamId, realmId: realm.id } }),
     );
     const before = await metadataAccessUserIds(tx, stream);
+    if (changes.isDefault !== undefined) requireAdministrator(user);
+    if ((changes.isPrivate ?? stream.inviteOnly) && (changes.isDefault ?? stream.isDefault))
+      throw badRequest('A default channel cannot be private.');
     const privacyChanged =
       changes.isPrivate !== undefined ||
       changes.isWebPublic !== undefined ||
@@ -285,7 +297,6 @@ export async function doUpdateStream(
         (changes.isPrivate !== undefined ? !changes.isPrivate : stream.historyPublicToSubscribers);
       if ((webPublic && !history) || (webPublic && inviteOnly) || (!inviteOnly && !history))
         throw badRequest('Invalid parameters');
-      if (inviteOnly && stream.isDefault) throw badRequest('A default channel cannot be private.');
       if (changes.isPrivate !== undefined && !(await access.hasContentAccess(stream)))
         throw badRequest('Channel content access is required.');
       if (changes.isPrivate === true && !(await access.holds(realm.canCreatePrivateChannelGroupId)))
@@ -305,7 +316,12 @@ export async function doUpdateStream(
       onCommit(() => {
         if (gained.length)
           services.bus.publish(
-            { type: 'stream', op: 'create', streams: objects, for_unarchiving: false },
+            {
+              type: 'stream',
+              op: 'create',
+              streams: objects as unknown as Channel[],
+              for_unarchiving: false,
+            },
             gained,
           );
         if (lost.length)
@@ -331,6 +347,13 @@ export async function doUpdateStream(
         extra,
       );
     }
+    if (changes.isDefault !== undefined && changes.isDefault !== stream.isDefault) {
+      stream = await tx.stream.update({
+        where: { id: stream.id },
+        data: { isDefault: changes.isDefault },
+      });
+      await announceDefaultStreams(tx, onCommit, services, realm.id);
+    }
     if (changes.settings)
       stream = await applyStreamSettings(
         tx,
@@ -346,7 +369,12 @@ export async function doUpdateStream(
       stream = await tx.stream.update({ where: { id: stream.id }, data: { isArchived: false } });
       const audience = await metadataAccessUserIds(tx, stream);
       const [object] = await presentStreams(tx, [stream]);
-      const back = { type: 'stream', op: 'create', streams: [object], for_unarchiving: true };
+      const back: EventBody = {
+        type: 'stream',
+        op: 'create',
+        streams: [object as unknown as Channel],
+        for_unarchiving: true,
+      };
       const unarchived = stream;
       onCommit(() =>
         services.bus.publish(

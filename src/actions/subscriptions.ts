@@ -14,8 +14,15 @@ import {
   presentSubscriptions,
   subscriptionProperties,
 } from '../lib/channels/subscriptions';
+import type { EventOf } from '../events/queues';
 import type { Services } from '../services';
+import { channelFolderById } from '../lib/channels/channel-folders';
 import { checkCreationPermissions, createStreams, type NewStreamSettings } from './streams';
+
+// The channel and subscription objects as the contract types them: the
+// presenters build them field by field.
+type Channel = EventOf<'stream', 'create'>['streams'][number];
+type SubscriptionObject = EventOf<'subscription', 'add'>['subscriptions'][number];
 
 /** One channel of a subscribe request. */
 export interface SubscribeItem {
@@ -61,7 +68,7 @@ export async function resolvePrincipals(
 }
 
 /** Adds subscriptions (or reactivates old ones) and publishes the events; returns who got what. */
-async function addSubscriptions(
+export async function addSubscriptions(
   tx: Db,
   onCommit: OnCommit,
   services: Services,
@@ -124,7 +131,7 @@ async function addSubscriptions(
             {
               type: 'stream',
               op: 'create',
-              streams: [streamObjects.get(s.id)],
+              streams: [streamObjects.get(s.id) as unknown as Channel],
               for_unarchiving: false,
             },
             newcomers,
@@ -135,7 +142,11 @@ async function addSubscriptions(
           .map((sub, i) => ({ sub, obj: objects[i] }))
           .filter((x) => x.sub.userId === userId);
         services.bus.publish(
-          { type: 'subscription', op: 'add', subscriptions: mine.map((x) => x.obj) },
+          {
+            type: 'subscription',
+            op: 'add',
+            subscriptions: mine.map((x) => x.obj as unknown as SubscriptionObject),
+          },
           [userId],
         );
       }
@@ -199,6 +210,8 @@ export async function subscribeIn(
   let created: Stream[] = [];
   if (missing.length > 0) {
     await checkCreationPermissions(access, realm, request.settings);
+    if (request.settings.folderId !== null)
+      await channelFolderById(tx, realm.id, request.settings.folderId);
     created = await createStreams(
       tx,
       onCommit,
@@ -382,7 +395,7 @@ export async function doUpdateSubscriptionProperties(
 ): Promise<void> {
   await services.db.write(async (tx, onCommit) => {
     const access = new ChannelAccess(tx, user);
-    const events: Record<string, unknown>[] = [];
+    const events: EventOf<'subscription', 'update'>[] = [];
     for (const change of changes) {
       const stream = await tx.stream.findFirst({
         where: { id: change.streamId, realmId: user.realmId },
@@ -422,7 +435,7 @@ export async function doUpdateSubscriptionProperties(
       }
     }
     onCommit(() => {
-      for (const event of events) services.bus.publish(event as { type: string }, [user.id]);
+      for (const event of events) services.bus.publish(event, [user.id]);
     });
   });
 }

@@ -10,6 +10,7 @@ import { ChannelAccess } from '../lib/channels/stream-access';
 import { normalizeTopic } from '../lib/channels/topics';
 import { channelTypingAudience, checkCanEditContent } from '../lib/messages/typing';
 import { apiEmail, realmHost } from '../lib/users/users';
+import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
 
 /** What POST /typing asks. */
@@ -45,7 +46,7 @@ export async function doSetTypingStatus(
       return channelTypingAudience(db, stream.id);
     });
     if (audience === null) return;
-    const event = {
+    const event: EventBody = {
       type: 'typing',
       message_type: 'stream',
       op: request.op,
@@ -71,7 +72,7 @@ export async function doSetTypingStatus(
   const byId = new Map(users.map((u) => [u.id, u]));
   for (const id of ids) if (!byId.has(id)) throw badRequest(`Invalid user ID ${id}`);
   const people = ids.map((id) => byId.get(id)!);
-  const event = {
+  const event: EventBody = {
     type: 'typing',
     message_type: 'direct',
     op: request.op,
@@ -80,7 +81,7 @@ export async function doSetTypingStatus(
   };
   services.bus.publish(
     event,
-    people.filter((u) => u.isActive).map((u) => u.id),
+    people.filter((u) => u.isActive && u.receivesTypingNotifications).map((u) => u.id),
   );
 }
 
@@ -104,7 +105,7 @@ export async function doSetMessageEditTypingStatus(
       if (!user.sendStreamTypingNotifications)
         throw badRequest('User has disabled typing notifications for channel messages');
       return {
-        recipient: { type: 'channel', channel_id: stream.id, topic: message.topic },
+        recipient: { type: 'channel' as const, channel_id: stream.id, topic: message.topic },
         audience: await channelTypingAudience(db, stream.id),
       };
     }
@@ -112,11 +113,13 @@ export async function doSetMessageEditTypingStatus(
       throw badRequest('User has disabled typing notifications for direct messages');
     const participants = await db.user.findMany({
       where: { id: { in: dmParticipants(message.dmKey) }, isActive: true },
-      select: { id: true },
+      select: { id: true, receivesTypingNotifications: true },
       orderBy: { id: 'asc' },
     });
-    const userIds = participants.map((u) => u.id);
-    return { recipient: { type: 'direct', user_ids: userIds }, audience: userIds };
+    return {
+      recipient: { type: 'direct' as const, user_ids: participants.map((u) => u.id) },
+      audience: participants.filter((u) => u.receivesTypingNotifications).map((u) => u.id),
+    };
   });
   if (found.audience === null) return;
   services.bus.publish(

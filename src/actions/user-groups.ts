@@ -23,6 +23,7 @@ import {
   presentUserGroup,
   type GroupSettingName,
 } from '../lib/groups/user-groups';
+import type { EventOf } from '../events/queues';
 import type { Services } from '../services';
 
 const reservedPrefixes = ['@', 'role:', 'user:', 'stream:', 'channel:'];
@@ -323,7 +324,7 @@ export async function doUpdateUserGroupMembers(
     );
   }
   await services.db.write(async (tx, onCommit) => {
-    const events: Record<string, unknown>[] = [];
+    const events: EventOf<'user_group'>[] = [];
     let group: UserGroup | undefined;
     if (add.length) {
       group = await accessForSelfOrOthers(
@@ -343,7 +344,7 @@ export async function doUpdateUserGroupMembers(
           `User ${ids.find((id) => existing.some((m) => m.userId === id))} is already a member of this group`,
         );
       await tx.userGroupMember.createMany({ data: ids.map((userId) => ({ groupId, userId })) });
-      events.push({ op: 'add_members', user_ids: ids });
+      events.push({ type: 'user_group', op: 'add_members', group_id: groupId, user_ids: ids });
     }
     if (remove.length) {
       const ids = await activeUsers(tx, actor.realmId, remove);
@@ -362,7 +363,7 @@ export async function doUpdateUserGroupMembers(
       if (missing !== undefined)
         throw new ApiError(`There is no member '${missing}' in this user group`);
       await tx.userGroupMember.deleteMany({ where: { groupId, userId: { in: ids } } });
-      events.push({ op: 'remove_members', user_ids: ids });
+      events.push({ type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: ids });
     }
     if (addSubgroups.length) {
       const ids = [...new Set(addSubgroups)];
@@ -388,7 +389,12 @@ export async function doUpdateUserGroupMembers(
       await tx.userGroupSubgroup.createMany({
         data: ids.map((subgroupId) => ({ supergroupId: groupId, subgroupId })),
       });
-      events.push({ op: 'add_subgroups', direct_subgroup_ids: ids });
+      events.push({
+        type: 'user_group',
+        op: 'add_subgroups',
+        group_id: groupId,
+        direct_subgroup_ids: ids,
+      });
     }
     if (deleteSubgroups.length) {
       const ids = [...new Set(deleteSubgroups)];
@@ -408,18 +414,17 @@ export async function doUpdateUserGroupMembers(
       await tx.userGroupSubgroup.deleteMany({
         where: { supergroupId: groupId, subgroupId: { in: ids } },
       });
-      events.push({ op: 'remove_subgroups', direct_subgroup_ids: ids });
+      events.push({
+        type: 'user_group',
+        op: 'remove_subgroups',
+        group_id: groupId,
+        direct_subgroup_ids: ids,
+      });
     }
     const everyone = await activeUserIds(tx, actor.realmId);
     const deactivated = group!.deactivated;
     onCommit(() => {
-      for (const event of events)
-        publishGroupEvent(
-          services.bus,
-          everyone,
-          { type: 'user_group', group_id: groupId, ...event },
-          { deactivated },
-        );
+      for (const event of events) publishGroupEvent(services.bus, everyone, event, { deactivated });
     });
   });
 }

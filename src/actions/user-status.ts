@@ -2,9 +2,10 @@
 // with a user_status event to the whole organization.
 import type { User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import { ReactionType } from '../lib/emoji/emoji';
+import { normalizeReactionType, ReactionType, storedEmojiName } from '../lib/emoji/emoji';
 import { activeUserIds } from '../lib/users/user-events';
 import { checkEmoji, emojiByName } from '../lib/emoji/lookup';
+import type { EventOf } from '../events/queues';
 import type { Services } from '../services';
 
 /** The fields of a status request; absent fields stay as they are. */
@@ -26,8 +27,8 @@ export async function doUpdateUserStatus(
   change: StatusChange,
 ): Promise<void> {
   const statusText = change.statusText?.trim();
-  const { emojiName } = change;
-  let { emojiCode, reactionType } = change;
+  let { emojiName, emojiCode, reactionType } = change;
+  if (reactionType !== undefined) reactionType = normalizeReactionType(reactionType);
   if (change.away === undefined && statusText === undefined && emojiName === undefined)
     throw new ApiError('Client did not pass any new values.');
   if (emojiName === '') {
@@ -39,9 +40,10 @@ export async function doUpdateUserStatus(
       emojiCode ??= found.code;
       reactionType ??= found.type;
     }
-    await services.db.read((db) =>
-      checkEmoji(db, target.realmId, emojiName!, { code: emojiCode!, type: reactionType! }),
-    );
+    const emoji = { code: emojiCode!, type: reactionType! };
+    await services.db.read((db) => checkEmoji(db, target.realmId, emojiName!, emoji));
+    // A Unicode emoji is stored and reported under its canonical name.
+    emojiName = storedEmojiName(emojiName, emoji);
   } else if (emojiCode || reactionType) {
     throw new ApiError(
       'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
@@ -65,7 +67,7 @@ export async function doUpdateUserStatus(
       update: data,
     });
     const everyone = await activeUserIds(tx, target.realmId);
-    const event: Record<string, unknown> = { type: 'user_status', user_id: target.id };
+    const event: EventOf<'user_status'> = { type: 'user_status', user_id: target.id };
     if (change.away !== undefined) event.away = change.away;
     if (statusText !== undefined) event.status_text = statusText;
     if (emojiName !== undefined)
@@ -87,7 +89,7 @@ export async function doUpdateUserStatus(
           [target.id],
         );
       }
-      services.bus.publish(event as { type: string }, everyone);
+      services.bus.publish(event, everyone);
     });
   });
 }

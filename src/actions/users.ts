@@ -1,10 +1,12 @@
 // Creating, changing, deactivating and reactivating users. Each change keeps
 // the user's system-group memberships in step with their role and announces
-// itself with realm_user (and user_group) events after the commit.
+// itself with realm_user (and user_group) events after the commit. New people
+// join the organization's default channels.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
+import { botAudience } from '../lib/users/bots';
 import { generateApiKey, hashPassword } from '../lib/users/secrets';
 import { presentUserStatus } from '../lib/users/user-status';
 import {
@@ -20,8 +22,10 @@ import {
   realmHost,
   EmailVisibility,
 } from '../lib/users/users';
+import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
 import { applyProfileData, type ProfileDataChange } from './profile-fields';
+import { addSubscriptions } from './subscriptions';
 
 /** What creating a user needs. */
 export interface NewUser {
@@ -33,6 +37,8 @@ export interface NewUser {
   isBot?: boolean;
   botType?: number | null;
   botOwnerId?: number | null;
+  /** Whether a human joins the organization's default channels (true unless said). */
+  joinDefaultChannels?: boolean;
 }
 
 const emailFormat = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -127,6 +133,20 @@ export async function insertUser(
         everyone.map((u) => u.id),
       );
   });
+  // New people join the organization's default channels.
+  if (!user.isBot && (input.joinDefaultChannels ?? true)) {
+    const defaults = await tx.stream.findMany({
+      where: { realmId: realm.id, isDefault: true, isArchived: false },
+      orderBy: { id: 'asc' },
+    });
+    if (defaults.length > 0)
+      await addSubscriptions(
+        tx,
+        onCommit,
+        services,
+        defaults.map((stream) => ({ user, stream })),
+      );
+  }
   return user;
 }
 
@@ -240,8 +260,7 @@ export async function doUpdateUser(
       : undefined;
   await services.db.write(async (tx, onCommit) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: target.id } });
-    const events: { event: { type: string } & Record<string, unknown>; to: number[] | 'all' }[] =
-      [];
+    const events: { event: EventBody; to: number[] | 'all' }[] = [];
     if (change.role !== undefined && change.role !== user.role) {
       if ((change.role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER)
         throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
@@ -350,17 +369,35 @@ export async function doUpdateUser(
   });
 }
 
-/** DELETE /users/{user_id}: deactivates a user and the bots they own. */
+/** The refusal to deactivate one's own account when it is the last user or owner. */
+function cannotDeactivateLastUser(isLastOwner: boolean): ApiError {
+  const entity = isLastOwner ? 'organization owner' : 'user';
+  return new ApiError(`Cannot deactivate the only ${entity}.`, 'CANNOT_DEACTIVATE_LAST_USER', 400, {
+    is_last_owner: isLastOwner,
+    entity,
+  });
+}
+
+/**
+ * DELETE /users/{user_id} and DELETE /users/me (`own`): deactivates a user
+ * and the bots they own. The organization's last owner stays, and so, for
+ * their own account, does its last active account.
+ */
 export async function doDeactivateUser(
   services: Services,
   actor: User,
   target: User,
+  { own = false }: { own?: boolean } = {},
 ): Promise<void> {
   if (target.role === Role.OWNER && actor.role !== Role.OWNER)
     throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
   await services.db.write(async (tx, onCommit) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: target.id } });
-    if (await isLastOwner(tx, user))
+    if (own) {
+      const active = await tx.user.count({ where: { realmId: user.realmId, isActive: true } });
+      if (active <= 1) throw cannotDeactivateLastUser(false);
+      if (await isLastOwner(tx, user)) throw cannotDeactivateLastUser(true);
+    } else if (await isLastOwner(tx, user))
       throw new ApiError('Cannot deactivate the only organization owner');
     const bots = await tx.user.findMany({
       where: { botOwnerId: user.id, isBot: true, isActive: true },
@@ -369,7 +406,23 @@ export async function doDeactivateUser(
     const ids = [...bots.map((b) => b.id), user.id];
     await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } });
     const remaining = await activeUserIds(tx, user.realmId);
+    // Bots' owners and the administrators also hear it in `realm_bot` events.
+    const deactivatedBots = user.isBot ? [...bots, user] : bots;
+    const owners = await Promise.all(
+      deactivatedBots.map(async (b) => ({
+        id: b.id,
+        audience: await botAudience(tx, {
+          realmId: user.realmId,
+          botOwnerId: user.isBot && b.id === user.id ? user.botOwnerId : user.id,
+        }),
+      })),
+    );
     onCommit(() => {
+      for (const bot of owners)
+        services.bus.publish(
+          { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, is_active: false } },
+          bot.audience,
+        );
       for (const id of ids) {
         services.auth.forgetUser(id);
         services.bus.publish(
@@ -403,12 +456,18 @@ export async function doReactivateUser(services: Services, target: User): Promis
       await tx.userStatus.findUnique({ where: { userId: target.id } }),
       target.presenceEnabled,
     );
+    const botOwners = target.isBot ? await botAudience(tx, target) : [];
     onCommit(() => {
       services.auth.forgetUser(target.id);
       services.bus.publish(
         { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
         everyone,
       );
+      if (target.isBot)
+        services.bus.publish(
+          { type: 'realm_bot', op: 'update', bot: { user_id: target.id, is_active: true } },
+          botOwners,
+        );
       for (const id of named)
         services.bus.publish(
           { type: 'user_group', op: 'add_members', group_id: id, user_ids: [target.id] },

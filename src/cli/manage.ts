@@ -4,6 +4,8 @@
 // success, and on bad input prints one line and exits with status 2. Help
 // needs no database.
 import { parseArgs } from 'node:util';
+import { doClearLoginFailures } from '../actions/login-failures';
+import { doImportRealm } from '../actions/realm-import';
 import { doCreateRealm } from '../actions/realms';
 import {
   doChangeServerPermission,
@@ -14,6 +16,9 @@ import { doCreateUser } from '../actions/users';
 import { ConfigError, loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
+import { progressBar } from '../lib/export/progress';
+import { exportRealm } from '../lib/export/realm-export';
+import { presentOutboxEmail, readOutbox } from '../lib/mail/outbox';
 import { createLogger } from '../log';
 import type { Services } from '../services';
 import { closeServices, createServices } from '../startup';
@@ -59,6 +64,18 @@ async function organization(services: Services, subdomain: string | undefined) {
     db.realm.findUnique({ where: { stringId: subdomain ?? '' } }),
   );
   if (!realm) throw new UsageError('no such organization; create one with create-realm first');
+  return realm;
+}
+
+/** The organization named by its ID or its subdomain ("" for the root domain). */
+async function realmByIdOrSubdomain(services: Services, value: string | undefined) {
+  if (value === undefined) throw new UsageError('--realm is required');
+  const realm = await services.db.read((db) =>
+    /^\d+$/.test(value)
+      ? db.realm.findUnique({ where: { id: Number(value) } })
+      : db.realm.findUnique({ where: { stringId: value } }),
+  );
+  if (!realm) throw new UsageError(`no organization with the ID or subdomain '${value}'`);
   return realm;
 }
 
@@ -172,8 +189,88 @@ const commands: Record<string, Command> = {
       return { realm_id: realm.id, user_id: user.id, email: user.email, api_key: user.apiKey };
     },
   },
+  'clear-login-lock': {
+    summary: 'Let a username log in again after failed passwords locked it.',
+    description: [
+      'After RATE_LIMIT_AUTH_ATTEMPTS (default 5) wrong passwords for one username within',
+      '30 minutes, POST /fetch_api_key refuses that username for 30 minutes',
+      '(RATE_LIMIT_HIT). This command forgets its failed logins and lifts the',
+      'lock at once, in every server process. It prints whether there was',
+      'anything to clear.',
+    ].join('\n'),
+    options: {
+      username: {
+        value: 'E',
+        help: 'The username (email address) as tried, in any case.',
+        required: true,
+      },
+    },
+    run: async (services, values) => {
+      const username = required(values, 'username');
+      const cleared = await doClearLoginFailures(services.db, username);
+      return { username: username.toLowerCase(), cleared };
+    },
+  },
+  'export-realm': {
+    summary: 'Write a whole organization into one .tar.gz archive.',
+    description: [
+      'Exports an organization with everything it holds: its settings, users',
+      '(with password hashes and API keys), channels and subscriptions, messages',
+      'with their edit history, reactions and flags, user groups, custom emoji,',
+      'profile fields, drafts, scheduled messages, bots, linkifiers, and the',
+      'uploaded files themselves. import-realm loads the archive on another',
+      'server. On a terminal, a progress bar shows the rows written so far.',
+    ].join('\n'),
+    options: {
+      realm: {
+        value: 'ID|SUBDOMAIN',
+        help: 'The organization: its ID or its subdomain ("" for the root domain).',
+        required: true,
+      },
+      output: { value: 'FILE.tar.gz', help: 'Where to write the archive.', required: true },
+    },
+    run: async (services, values) => {
+      const output = required(values, 'output');
+      const realm = await realmByIdOrSubdomain(services, values.realm);
+      const summary = await exportRealm(services, realm.id, output, progressBar());
+      return { output, ...summary };
+    },
+  },
+  'import-realm': {
+    summary: 'Load an organization from an archive of export-realm.',
+    description: [
+      'Imports an organization exported with export-realm into this database,',
+      'which must not have an organization with the same subdomain. IDs are',
+      'kept where this database does not use them yet, and shifted consistently',
+      'otherwise. Uploaded files go to the file store (UPLOADS_DIR or S3). On a',
+      'terminal, a progress bar shows the rows loaded so far.',
+    ].join('\n'),
+    options: {
+      input: { value: 'FILE.tar.gz', help: 'The archive to load.', required: true },
+    },
+    run: async (services, values) => {
+      const input = required(values, 'input');
+      return doImportRealm(services, input, progressBar());
+    },
+  },
   'grant-permission': permissionCommand(true),
   'revoke-permission': permissionCommand(false),
+  outbox: {
+    summary: 'Print the mail kept in the outbox (when SMTP_URL is not set).',
+    description: [
+      'Without SMTP_URL the server sends no mail: it keeps each one (invitations',
+      'with their join links) in the database and logs it. This command prints',
+      'them, oldest first, as {"emails": [{id, from, to, subject, text, html,',
+      'created_at}, ...]}. With SMTP_URL set, mail goes out and nothing is kept.',
+    ].join('\n'),
+    options: {
+      to: { value: 'EMAIL', help: 'Only the mail to this address (in any case).' },
+    },
+    run: async (services, values) => {
+      const emails = await services.db.read((db) => readOutbox(db, values.to));
+      return { emails: emails.map(presentOutboxEmail) };
+    },
+  },
 };
 
 const usageLine = `usage: manage <${Object.keys(commands).join('|')}> [options]`;

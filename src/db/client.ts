@@ -32,6 +32,18 @@ export interface DatabaseOptions {
 const statementsOf = new WeakMap<Db, CachingSqliteAdapter>();
 
 /**
+ * A `.catch` handler for a write that stores a value another row holds
+ * under a unique key: the write lost a race to an identical one, and is
+ * refused with `refusal()` as a plain duplicate would be.
+ */
+export function refuseDuplicate(refusal: () => Error): (error: unknown) => never {
+  return (error) => {
+    if ((error as { code?: unknown }).code === 'P2002') throw refusal();
+    throw error;
+  };
+}
+
+/**
  * Runs a raw query on `db` and answers its rows, as `db.$queryRaw` would. On
  * SQLite the query runs directly on the connection's cached statement,
  * skipping Prisma's interpreter and result mapping (as long again as SQLite's
@@ -101,8 +113,13 @@ export class Database {
    * Runs `fn` in one transaction. Callbacks given to `onCommit` (event
    * publication, cache invalidation) run after the commit, in order, and not at
    * all when the transaction fails; the write returns once `settle` has too.
+   * `timeoutMs` lets a bulk load (an organization's import) run past the usual
+   * transaction timeout.
    */
-  async write<T>(fn: (tx: Db, onCommit: OnCommit) => Promise<T>): Promise<T> {
+  async write<T>(
+    fn: (tx: Db, onCommit: OnCommit) => Promise<T>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<T> {
     const callbacks: (() => void)[] = [];
     const started = performance.now();
     const run = () =>
@@ -112,7 +129,7 @@ export class Database {
           return fn(tx, (cb) => callbacks.push(cb));
         },
         {
-          timeout: this.transactionTimeoutMs,
+          timeout: options.timeoutMs ?? this.transactionTimeoutMs,
           maxWait: this.transactionTimeoutMs,
         },
       );

@@ -19,6 +19,16 @@ export interface EventBus {
    */
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void;
   /**
+   * Sends a legacy `event` to the queues of `userIds` whose client lacks
+   * `capability` (clients that have it get the event that replaced it).
+   */
+  publishLegacy(event: EventBody, userIds: Iterable<number>, capability: string): void;
+  /**
+   * Sends a legacy `event` to the queues of `userIds` that did not ask by
+   * name for `eventType`, the type that replaced it.
+   */
+  publishSuperseded(event: EventBody, userIds: Iterable<number>, eventType: string): void;
+  /**
    * Sends a message event to every queue of `userIds`, with the facts that
    * queues registered with a narrow are matched against and that shape the
    * event for each queue (raw Markdown, gravatar avatars).
@@ -46,6 +56,14 @@ export class QueueEventBus implements EventBus {
 
   publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
     this.track(this.store.publish(fallback ? { event, fallback } : { event }, userIds));
+  }
+
+  publishLegacy(event: EventBody, userIds: Iterable<number>, capability: string): void {
+    this.track(this.store.publish({ event, onlyWithout: capability }, userIds));
+  }
+
+  publishSuperseded(event: EventBody, userIds: Iterable<number>, eventType: string): void {
+    this.track(this.store.publish({ event, supersededBy: eventType }, userIds));
   }
 
   publishMessage(event: EventBody, userIds: Iterable<number>, facts: MessageFacts): void {

@@ -35,6 +35,8 @@ export class MemoryQueueStore implements EventQueueStore {
   private byUser = new Map<number, Set<MemoryQueue>>();
   private sweeper: NodeJS.Timeout;
   private pendingWakes = new Set<MemoryQueue>();
+  /** Set at shutdown: polls are answered at once. */
+  private draining = false;
 
   constructor(
     private readonly limits: QueueLimits,
@@ -90,7 +92,8 @@ export class MemoryQueueStore implements EventQueueStore {
     if (!queue) return Promise.resolve(null);
     queue.lastTouched = Date.now();
     queue.events = queue.events.filter((e) => e.id > lastEventId);
-    if (queue.events.length > 0 || dontBlock) return Promise.resolve(queue.events.slice());
+    if (queue.events.length > 0 || dontBlock || this.draining)
+      return Promise.resolve(queue.events.slice());
     this.wake(queue, []); // a newer poll replaces an older one
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -114,13 +117,14 @@ export class MemoryQueueStore implements EventQueueStore {
     });
   }
 
-  wakeAll(): void {
+  drain(): void {
+    this.draining = true;
     for (const queue of this.queues.values()) this.wake(queue, queue.events.slice());
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.wakeAll();
+    this.drain();
   }
 
   stats(): QueueStats {

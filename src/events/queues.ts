@@ -8,11 +8,25 @@
 // processes), how one publication is shaped for one queue, and the store
 // interface. The stores are memory-queues.ts (one process) and
 // redis-queues.ts (many processes sharing a Redis).
+import type { components } from '../../generated/api';
 
-/** An event as published: a type and its fields. */
-export type EventBody = { type: string } & Record<string, unknown>;
-/** An event as delivered: with its position in the queue. */
-export type QueuedEvent = EventBody & { id: number };
+/** An event as delivered, with its position in the queue: one of the contract's event schemas. */
+export type QueuedEvent = components['schemas']['Event'];
+/** Removes `K` from each member of a union, keeping the union apart. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/**
+ * An event as published: one of the event schemas of openapi.yaml, without
+ * its queue position, so that publishing an undocumented or misshapen event
+ * fails to compile. A new event gets its schema in openapi.yaml first.
+ */
+export type EventBody = DistributiveOmit<QueuedEvent, 'id'>;
+/** The event of one `type` (and `op`, for types that have ops), as published. */
+export type EventOf<
+  T extends EventBody['type'],
+  O extends string | undefined = undefined,
+> = O extends string ? Extract<EventBody, { type: T; op: O }> : Extract<EventBody, { type: T }>;
+/** A message event, as published. */
+export type MessageEventBody = EventOf<'message'>;
 
 /**
  * One term of a narrow, in the one form the server works with: parsed once,
@@ -80,6 +94,17 @@ export interface Publication {
   event: EventBody;
   /** What clients without a capability get instead. */
   fallback?: CapabilityFallback;
+  /**
+   * A capability whose clients get nothing of this publication: legacy
+   * events that newer clients replace with another they also get.
+   */
+  onlyWithout?: string;
+  /**
+   * An event type whose queues, when they asked for it by name, get nothing
+   * of this publication: legacy events a newer type replaces (Zulip sends
+   * `muted_topics` only to clients that did not ask for `user_topic`).
+   */
+  supersededBy?: string;
   /** For message events: the facts narrows are matched against and the event finalized from. */
   facts?: MessageFacts;
 }
@@ -87,9 +112,9 @@ export interface Publication {
 /** How message events are matched and finalized for a queue (set by the messages area at start). */
 export interface MessageEventHooks {
   /** Whether a message event with these facts belongs in a queue registered with `options.narrow`. */
-  matchesNarrow(options: QueueOptions, event: EventBody, facts: MessageFacts): boolean;
+  matchesNarrow(options: QueueOptions, event: MessageEventBody, facts: MessageFacts): boolean;
   /** The event as a queue with these options receives it (raw Markdown, gravatar avatars). */
-  finalize(options: QueueOptions, event: EventBody, facts: MessageFacts): EventBody;
+  finalize(options: QueueOptions, event: MessageEventBody, facts: MessageFacts): MessageEventBody;
 }
 
 /** Hooks that keep every message event and change none (until the messages area sets its own). */
@@ -113,7 +138,9 @@ export function eventForQueue(
   options: QueueOptions,
   hooks: MessageEventHooks,
 ): EventBody | null {
-  const { event, fallback, facts } = publication;
+  const { event, fallback, facts, onlyWithout, supersededBy } = publication;
+  if (onlyWithout !== undefined && options.clientCapabilities[onlyWithout] === true) return null;
+  if (supersededBy !== undefined && options.eventTypes?.includes(supersededBy)) return null;
   const body =
     !fallback || options.clientCapabilities[fallback.capability] === true ? event : fallback.event;
   if (!body || !wantsType(options, body.type)) return null;
@@ -188,8 +215,12 @@ export interface EventQueueStore {
     publication: Publication,
     exceptUserIds: Iterable<number>,
   ): void | Promise<void>;
-  /** Answers every poll waiting in this process, leaving the events in their queues (for shutdown). */
-  wakeAll(): void;
+  /**
+   * For shutdown: answers every poll waiting in this process, and from then
+   * on answers polls at once instead of waiting, leaving the events in their
+   * queues, so that clients poll again (on another process) and lose nothing.
+   */
+  drain(): void;
   /** Removes queues nobody has polled for longer than the idle timeout. */
   sweep(now?: number): void | Promise<void>;
   /** Answers waiting polls and lets go of timers and connections. */

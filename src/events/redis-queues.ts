@@ -17,6 +17,7 @@ import {
   type EventBody,
   type EventQueueStore,
   type MessageEventHooks,
+  type MessageEventBody,
   type MessageFacts,
   type NewQueue,
   type PollRequest,
@@ -63,6 +64,8 @@ export class RedisQueueStore implements EventQueueStore {
   private readonly waiters = new Map<string, Waiter>();
   private batch: Pending[] = [];
   private flushQueued = false;
+  /** Set at shutdown: polls are answered at once. */
+  private draining = false;
   private flushes: Promise<void> = Promise.resolve();
   private readonly indexMs: number;
 
@@ -134,6 +137,7 @@ export class RedisQueueStore implements EventQueueStore {
     dontBlock,
     onAbort,
   }: PollRequest): Promise<QueuedEvent[] | null> {
+    if (this.draining) dontBlock = true;
     // The waiter is known here before the queue is checked, so that a wake-up
     // arriving between the check and the wait is not missed.
     let waiter: Waiter | undefined;
@@ -218,7 +222,8 @@ export class RedisQueueStore implements EventQueueStore {
     );
   }
 
-  wakeAll(): void {
+  drain(): void {
+    this.draining = true;
     for (const waiter of [...this.waiters.values()]) this.answer(waiter, []);
   }
 
@@ -256,7 +261,7 @@ export class RedisQueueStore implements EventQueueStore {
   sweep(): void {}
 
   async close(): Promise<void> {
-    this.wakeAll();
+    this.drain();
     await this.flushes;
   }
 
@@ -444,10 +449,10 @@ function shaper(
   publication: Publication,
   hooks: MessageEventHooks,
 ): (options: QueueOptions) => string | null {
-  const finalized = new Map<string, EventBody>();
+  const finalized = new Map<string, MessageEventBody>();
   const memoHooks: MessageEventHooks = {
     matchesNarrow: hooks.matchesNarrow,
-    finalize(options: QueueOptions, event: EventBody, facts: MessageFacts): EventBody {
+    finalize(options: QueueOptions, event: MessageEventBody, facts: MessageFacts) {
       const key = `${event === publication.event ? 'e' : 'f'}${options.applyMarkdown ? 1 : 0}${options.clientGravatar ? 1 : 0}`;
       let body = finalized.get(key);
       if (!body) finalized.set(key, (body = hooks.finalize(options, event, facts)));

@@ -1,6 +1,12 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
-import { Role, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
+import {
+  MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+  MAX_REMINDER_NOTE_LENGTH,
+  Role,
+  ZULIP_FEATURE_LEVEL,
+  ZULIP_VERSION,
+} from '../lib/constants';
 import { parseNarrow } from '../lib/narrow/narrow';
 import type { StateRequest } from '../lib/state';
 import { stateProviders } from './register-state';
@@ -35,6 +41,8 @@ export const registerQueue: Handler<'register-queue'> = async ({
     const req: StateRequest = {
       db,
       externalUrl: services.config.externalUrl,
+      config: services.config,
+      fetchEventTypes: fetchTypes,
       user,
       realm,
       narrow,
@@ -57,6 +65,8 @@ export const registerQueue: Handler<'register-queue'> = async ({
     zulip_version: ZULIP_VERSION,
     zulip_feature_level: ZULIP_FEATURE_LEVEL,
     zulip_merge_base: ZULIP_VERSION,
+    max_bulk_new_subscription_messages: MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+    max_reminder_note_length: MAX_REMINDER_NOTE_LENGTH,
   };
 };
 

@@ -1,7 +1,7 @@
 // Messages: POST and GET /messages, GET /messages/{message_id},
-// GET /messages/matches_narrow and POST /messages/flags.
+// and GET /messages/matches_narrow (flags are message-flags.ts).
 import type { components } from '../../generated/api';
-import { doSendMessage, doUpdateMessageFlags } from '../actions/messages';
+import { doSendMessage } from '../actions/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
 import { defaultReadBySender, holdsCanForgeSender } from '../lib/messages/message-send';
@@ -124,21 +124,10 @@ export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = 
   return { messages };
 };
 
-/** Adds or removes a personal flag. */
-export const updateMessageFlags: Handler<'update-message-flags'> = async ({
-  params,
-  services,
-  user,
-}) => {
-  await doUpdateMessageFlags(services, user, params.op, params.flag, params.messages);
-  return { messages: params.messages };
-};
-
 /** The operations of this area, by operationId. */
 export const messageHandlers = {
   'send-message': sendMessage,
   'get-messages': getMessages,
   'get-message': getMessage,
   'check-messages-match-narrow': checkMessagesMatchNarrow,
-  'update-message-flags': updateMessageFlags,
 } satisfies Partial<HandlerMap>;

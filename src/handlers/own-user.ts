@@ -1,4 +1,5 @@
-// GET /users/me.
+// GET /users/me and DELETE /users/me.
+import { doDeactivateUser } from '../actions/users';
 import { maxMessageId } from '../lib/messages/messages';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { presentUser, realmHost } from '../lib/users/users';
@@ -22,7 +23,14 @@ export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, real
   };
 };
 
+/** Deactivates the requester's own account. */
+export const deactivateOwnUser: Handler<'deactivate-own-user'> = async ({ services, user }) => {
+  await doDeactivateUser(services, user, user, { own: true });
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const ownUserHandlers = {
   'get-own-user': getOwnUser,
+  'deactivate-own-user': deactivateOwnUser,
 } satisfies Partial<HandlerMap>;

@@ -63,15 +63,20 @@ export const getUserPresence: Handler<'get-user-presence'> = async ({
   const named = params.user_id_or_email;
   const presence = await services.db.read(async (db) => {
     const lookup = { forAdmin: false, allowBots: true, allowDeactivated: true };
-    const target = /^\d+$/.test(named)
-      ? await db.user.findFirst({ where: { id: Number(named), realmId: realm.id } })
-      : await accessUserByEmail(
-          db,
-          user,
-          named,
-          realmHost(realm, services.config.externalUrl),
-          lookup,
-        ).catch(() => null);
+    // Digits are an ID; one past the IDs the database holds names nobody.
+    const id = /^\d+$/.test(named) ? Number(named) : undefined;
+    const target =
+      id !== undefined
+        ? id <= 2 ** 31 - 1
+          ? await db.user.findFirst({ where: { id, realmId: realm.id } })
+          : null
+        : await accessUserByEmail(
+            db,
+            user,
+            named,
+            realmHost(realm, services.config.externalUrl),
+            lookup,
+          ).catch(() => null);
     if (!target || !target.isActive) throw new ApiError('No such user');
     if (target.isBot) throw new ApiError('Presence is not supported for bot users.');
     return singleUserPresence(db, target, new Date());

@@ -1,7 +1,11 @@
-// Custom profile fields: GET and POST /realm/profile_fields.
-import { doCreateCustomProfileField } from '../actions/profile-fields';
-import { ApiError } from '../errors';
-import { Role } from '../lib/constants';
+// Custom profile fields: GET, POST and PATCH /realm/profile_fields, and
+// DELETE /realm/profile_fields/{field_id}.
+import {
+  doCreateCustomProfileField,
+  doDeleteCustomProfileField,
+  doReorderCustomProfileFields,
+} from '../actions/profile-fields';
+import { requireAdministrator } from '../lib/realm/admin';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler, HandlerMap } from './types';
 
@@ -20,8 +24,7 @@ export const createCustomProfileField: Handler<'create-custom-profile-field'> = 
   user,
   realm,
 }) => {
-  if (user.role > Role.ADMINISTRATOR)
-    throw new ApiError('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+  requireAdministrator(user);
   const id = await doCreateCustomProfileField(services, realm.id, {
     name: params.name ?? '',
     hint: params.hint ?? '',
@@ -34,8 +37,34 @@ export const createCustomProfileField: Handler<'create-custom-profile-field'> = 
   return { id };
 };
 
+/** An administrator sets the order the fields are shown in. */
+export const reorderCustomProfileFields: Handler<'reorder-custom-profile-fields'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  requireAdministrator(user);
+  await doReorderCustomProfileFields(services, realm.id, params.order);
+  return {};
+};
+
+/** An administrator deletes a field and every user's value of it. */
+export const deleteCustomProfileField: Handler<'delete-custom-profile-field'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  requireAdministrator(user);
+  await doDeleteCustomProfileField(services, realm.id, params.field_id);
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const profileFieldHandlers = {
   'get-custom-profile-fields': getCustomProfileFields,
   'create-custom-profile-field': createCustomProfileField,
+  'reorder-custom-profile-fields': reorderCustomProfileFields,
+  'delete-custom-profile-field': deleteCustomProfileField,
 } satisfies Partial<HandlerMap>;

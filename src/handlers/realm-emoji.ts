@@ -1,5 +1,5 @@
-// GET /realm/emoji and POST /realm/emoji/{emoji_name}.
-import { doAddRealmEmoji } from '../actions/realm-emoji';
+// GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name}.
+import { doAddRealmEmoji, doRemoveRealmEmoji } from '../actions/realm-emoji';
 import { ApiError } from '../errors';
 import { unicodeEmojiCode } from '../lib/emoji/emoji';
 import { userHoldsRealmPermission } from '../lib/groups/permissions';
@@ -43,8 +43,20 @@ export const uploadCustomEmoji: Handler<'upload-custom-emoji'> = async ({
   return {};
 };
 
+/** Deactivates a custom emoji: the requester's own, or any for an administrator. */
+export const deactivateCustomEmoji: Handler<'deactivate-custom-emoji'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  await doRemoveRealmEmoji(services, realm, user, params.emoji_name);
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const realmEmojiHandlers = {
   'get-custom-emoji': getCustomEmoji,
   'upload-custom-emoji': uploadCustomEmoji,
+  'deactivate-custom-emoji': deactivateCustomEmoji,
 } satisfies Partial<HandlerMap>;

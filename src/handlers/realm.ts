@@ -8,6 +8,7 @@ const plainNames = [
   'name',
   'description',
   'allow_message_editing',
+  'inline_image_preview',
   'message_content_edit_limit_seconds',
   'move_messages_within_stream_limit_seconds',
   'move_messages_between_streams_limit_seconds',

@@ -1,6 +1,6 @@
 // GET /server_settings: what a client needs to know before logging in.
 import { ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from '../lib/constants';
-import { realmForHost } from '../lib/realm/realms';
+import { realmForHost, realmUrl } from '../lib/realm/realms';
 import type { PublicHandler, PublicHandlerMap } from './types';
 
 /** Describes the server and the organization at the requested address. */
@@ -9,7 +9,8 @@ export const getServerSettings: PublicHandler<'get-server-settings'> = async ({
   host,
 }) => {
   const realm = await services.db.read((db) => realmForHost(db, host, services.config.externalUrl));
-  const url = services.config.externalUrl;
+  // The organization's own address: its subdomain in front of EXTERNAL_URL's host.
+  const url = realmUrl(realm, services.config.externalUrl);
   return {
     zulip_version: ZULIP_VERSION,
     zulip_feature_level: ZULIP_FEATURE_LEVEL,

@@ -1,15 +1,26 @@
 // PATCH /settings.
 import { doUpdateUserSettings } from '../actions/user-settings';
-import { userSettingColumns, type UserSettingName } from '../lib/users/user-settings';
-import type { Handler, HandlerMap } from './types';
+import {
+  userSettingNames,
+  type UserSettingName,
+  type UserSettingValue,
+} from '../lib/users/user-settings';
+import type { Handler, HandlerMap, Params } from './types';
+
+/** Every personal setting is a parameter of the operation (a compile error names any missing). */
+const everySettingIsAParameter: Exclude<
+  UserSettingName,
+  keyof Params<'update-settings'>
+> extends never
+  ? true
+  : Exclude<UserSettingName, keyof Params<'update-settings'>> = true;
+void everySettingIsAParameter;
 
 /** Changes the requester's own settings. */
 export const updateSettings: Handler<'update-settings'> = async ({ params, services, user }) => {
-  const settings: Partial<Record<UserSettingName, string | number | boolean>> = {};
-  for (const name of Object.keys(userSettingColumns) as UserSettingName[]) {
-    const value = params[name];
-    if (value !== undefined) settings[name] = value;
-  }
+  const given = params as Partial<Record<UserSettingName, UserSettingValue>>;
+  const settings: Partial<Record<UserSettingName, UserSettingValue>> = {};
+  for (const name of userSettingNames) if (given[name] !== undefined) settings[name] = given[name];
   await doUpdateUserSettings(services, user, { fullName: params.full_name, settings });
   return {};
 };

@@ -151,6 +151,7 @@ export const updateStream: Handler<'update-stream'> = async ({ params, services,
     isWebPublic: params.is_web_public,
     historyPublicToSubscribers: params.history_public_to_subscribers,
     isArchived: params.is_archived,
+    isDefault: params.is_default_stream,
   });
   return {};
 };

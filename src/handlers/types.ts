@@ -60,6 +60,8 @@ export interface PublicRequest<K extends OperationId> {
   client: string;
   /** Files of a multipart request, by field name. */
   files: Record<string, UploadedFile>;
+  /** The JSON body of an operation whose body is one payload (`x-payload-body`); undefined elsewhere. */
+  payload: Record<string, unknown> | undefined;
   /** Registers cleanup for when the client disconnects (long-polls). */
   onAbort: (cancel: () => void) => void;
 }

@@ -1,7 +1,10 @@
-// POST /user_uploads and GET /attachments.
-import { doUploadFile } from '../actions/uploads';
+// POST /user_uploads, GET /user_uploads/{realm_id_str}/{filename} (a
+// temporary URL), GET /attachments and DELETE /attachments/{attachment_id}.
+import { doGetServerSecret } from '../actions/server-secrets';
+import { doDeleteAttachment, doUploadFile } from '../actions/uploads';
 import { ApiError } from '../errors';
-import { attachmentsOf, uploadSpaceUsed } from '../lib/uploads/attachments';
+import { attachmentForUser, attachmentsOf, uploadSpaceUsed } from '../lib/uploads/attachments';
+import { temporaryUrl, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls';
 import { MAX_FILE_UPLOAD_SIZE_MIB, fileTooLarge } from '../lib/uploads/uploads';
 import type { Handler, HandlerMap } from './types';
 
@@ -24,8 +27,36 @@ export const getAttachments: Handler<'get-attachments'> = async ({ services, use
     upload_space_used: await uploadSpaceUsed(db, realm.id),
   }));
 
+/** Deletes one of the requester's uploads. */
+export const removeAttachment: Handler<'remove-attachment'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  await doDeleteAttachment(services, user, params.attachment_id);
+  return {};
+};
+
+/** A URL that serves a file the requester may see, without credentials, for a short time. */
+export const getFileTemporaryUrl: Handler<'get-file-temporary-url'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  const pathId = `${params.realm_id_str}/${params.filename}`;
+  const found = await services.db.read((db) => attachmentForUser(db, user, pathId));
+  if (!found.attachment)
+    throw new ApiError('This file does not exist or has been deleted.', 'NOT_FOUND', 404);
+  if (!found.readable)
+    throw new ApiError('You are not authorized to view this file.', 'BAD_REQUEST', 403);
+  const secret = await doGetServerSecret(services, UPLOAD_URL_SECRET);
+  return { url: temporaryUrl(secret, found.attachment.pathId) };
+};
+
 /** The operations of this area, by operationId. */
 export const uploadHandlers = {
   'upload-file': uploadFile,
   'get-attachments': getAttachments,
+  'remove-attachment': removeAttachment,
+  'get-file-temporary-url': getFileTemporaryUrl,
 } satisfies Partial<HandlerMap>;

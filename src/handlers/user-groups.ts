@@ -1,7 +1,7 @@
 // User groups: GET /user_groups, POST /user_groups/create, PATCH
 // /user_groups/{id}, POST /user_groups/{id}/deactivate, GET and POST
 // /user_groups/{id}/members, GET /user_groups/{id}/members/{user_id} and
-// GET /user_groups/{id}/subgroups.
+// GET and POST /user_groups/{id}/subgroups.
 import {
   doCreateUserGroup,
   doDeactivateUserGroup,
@@ -9,6 +9,7 @@ import {
   doUpdateUserGroupMembers,
   type SettingChange,
 } from '../actions/user-groups';
+import { ApiError } from '../errors';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { groupMemberIds, subgroupIds } from '../lib/groups/membership';
 import {
@@ -144,6 +145,22 @@ export const getUserGroupSubgroups: Handler<'get-user-group-subgroups'> = async 
   return { subgroups };
 };
 
+/** Adds and removes direct subgroups of a group (add first, then delete). */
+export const updateUserGroupSubgroups: Handler<'update-user-group-subgroups'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  requireMemberOrAdmin(user);
+  if (!params.add?.length && !params.delete?.length)
+    throw new ApiError('Nothing to do. Specify at least one of "add" or "delete".');
+  await doUpdateUserGroupMembers(services, user, params.user_group_id, {
+    addSubgroups: params.add,
+    deleteSubgroups: params.delete,
+  });
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const userGroupHandlers = {
   'get-user-groups': getUserGroups,
@@ -154,4 +171,5 @@ export const userGroupHandlers = {
   'get-user-group-members': getUserGroupMembers,
   'get-is-user-group-member': getIsUserGroupMember,
   'get-user-group-subgroups': getUserGroupSubgroups,
+  'update-user-group-subgroups': updateUserGroupSubgroups,
 } satisfies Partial<HandlerMap>;

@@ -1,16 +1,21 @@
 // The Koa application: request IDs, one log line and the metrics of each
 // request, the error envelope, the operator endpoints (health, readiness,
-// metrics), body reading, the served contract, the route table built from
-// openapi.yaml, and the answers for paths and methods that match no operation.
+// metrics), body reading, the served contract and its docs, the route table
+// built from openapi.yaml, and the answers for paths and methods that match no
+// operation.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import Koa from 'koa';
 import { handlers, publicHandlers } from '../handlers';
+import { EMOJI_DATA_PATH } from '../lib/emoji/emoji-data';
 import type { Services } from '../services';
 import { bodyReader } from './body';
 import { contractServing } from './contract';
+import { docsServing } from './docs';
+import { emojiDataServing } from './emoji-data';
 import { sendError } from './envelope';
 import { fileServing } from './files';
+import { joinPages } from './join';
 import { createMetrics } from './metrics';
 import { operatorEndpoints } from './operator';
 import { buildRouter, methodsByShape, type RequestState } from './routes';
@@ -30,6 +35,7 @@ function operationOutsideApi(path: string): string {
   if (path === '/api/docs' || path.startsWith('/api/docs/')) return 'docs';
   if (path.startsWith('/user_uploads/')) return 'user-uploads';
   if (path.startsWith('/user_avatars/')) return 'user-avatars';
+  if (path === EMOJI_DATA_PATH) return 'emoji-data';
   return 'none';
 }
 
@@ -82,10 +88,14 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     }
   });
 
-  // Health, readiness and metrics, then the contract, outside /api/v1.
+  // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
   app.use(operatorEndpoints(services, metrics));
   app.use(contractServing(services.config.externalUrl));
+  app.use(docsServing());
+  app.use(emojiDataServing());
   app.use(bodyReader());
+  // The join page of invitations, outside /api/v1.
+  app.use(joinPages(services));
 
   // Uploaded files arrive in a temporary folder; whatever a handler did not
   // move into the store is removed once the request is answered.

@@ -1,14 +1,21 @@
 // Downloads outside /api/v1: uploaded files at /user_uploads/<path_id> (HTTP
-// basic credentials, as the API; only for users allowed to see the file) and
-// custom emoji images at /user_avatars/<realm_id>/emoji/images/<file> (public).
-// Path ids are checked against the shape this server makes, and every path is
-// resolved inside the upload store, so no request can read outside it.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+// basic credentials, as the API; only for users allowed to see the file), or
+// without credentials at a temporary URL, /user_uploads/temporary/<token>/<name>, and
+// custom emoji images at /user_avatars/<realm_id>/emoji/images/<file> (public),
+// and organization exports at /user_avatars/exports/<realm_id>/<random>/<file>
+// (public, as in Zulip: the random part is the secret; deleting the export
+// removes the file).
+// Path ids are checked against the shape this server makes before the file
+// store (the upload folder or the object store) is asked, so no request can
+// read outside it.
 import type Koa from 'koa';
 import { ApiError } from '../errors';
 import { readableAttachment } from '../lib/uploads/attachments';
-import { inside, storedFilePath } from '../lib/uploads/uploads';
+import { pathIdOfToken, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls';
+import { emojiImageKey } from '../lib/emoji/realm-emoji';
+import { isWellFormedPathId } from '../lib/uploads/uploads';
+import { isExportKey } from '../lib/export/realm-exports';
+import { doGetServerSecret } from '../actions/server-secrets';
 import type { Services } from '../services';
 
 const notFound = () => new ApiError('File not found', 'NOT_FOUND', 404);
@@ -27,16 +34,17 @@ const emojiTypes: Record<string, string> = {
 
 async function sendFile(
   ctx: Koa.Context,
-  path: string | undefined,
+  services: Services,
+  key: string,
   contentType: string,
   downloadName?: string,
 ): Promise<void> {
-  const info = path ? await stat(path).catch(() => undefined) : undefined;
-  if (!path || !info?.isFile()) throw notFound();
+  const file = await services.files.get(key);
+  if (!file) throw notFound();
   const inline = inlineTypes.test(contentType);
   ctx.status = 200;
   ctx.type = inline ? contentType : 'application/octet-stream';
-  ctx.length = info.size;
+  ctx.length = file.size;
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Content-Security-Policy', "default-src 'none'");
   if (downloadName !== undefined) {
@@ -46,25 +54,60 @@ async function sendFile(
       `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(downloadName)}`,
     );
   }
-  ctx.body = createReadStream(path);
+  ctx.body = file.body;
+}
+
+/**
+ * Serves the file of a temporary URL, without credentials: "Invalid token"
+ * for a token that is malformed, forged, expired or names a deleted file, and
+ * "Invalid filename" when the last part of the URL is not the file's name.
+ */
+async function serveTemporary(
+  ctx: Koa.Context,
+  services: Services,
+  token: string,
+  name: string,
+): Promise<void> {
+  const secret = await doGetServerSecret(services, UPLOAD_URL_SECRET);
+  const pathId = pathIdOfToken(secret, token);
+  if (pathId === undefined) throw new ApiError('Invalid token');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    throw new ApiError('Invalid filename');
+  }
+  if (pathId.split('/').pop() !== decoded) throw new ApiError('Invalid filename');
+  const attachment = await services.db.read((db) =>
+    db.attachment.findUnique({ where: { pathId } }),
+  );
+  if (!attachment) throw new ApiError('Invalid token');
+  await sendFile(ctx, services, pathId, attachment.contentType, attachment.fileName);
 }
 
 /** Koa middleware serving uploaded files and custom emoji images; other paths pass through. */
 export function fileServing(services: Services): Koa.Middleware {
-  const { uploadsDir } = services.config;
   return async (ctx, next) => {
     const upload = /^\/user_uploads\/(.+)$/.exec(ctx.path);
     const emoji =
       /^\/user_avatars\/(\d+)\/emoji\/images\/([0-9a-f]+\.(png|gif|jpg|webp|avif))$/.exec(ctx.path);
-    if (!upload && !emoji) return next();
+    const exported = /^\/user_avatars\/(exports\/.+)$/.exec(ctx.path);
+    if (!upload && !emoji && !exported) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
       throw new ApiError('Method Not Allowed', 'BAD_REQUEST', 405);
     if (emoji)
       return sendFile(
         ctx,
-        inside(uploadsDir, `${emoji[1]}/emoji/images/${emoji[2]}`),
+        services,
+        emojiImageKey(Number(emoji[1]), emoji[2]),
         emojiTypes[emoji[3]],
       );
+    if (exported) {
+      if (!isExportKey(exported[1])) throw notFound();
+      return sendFile(ctx, services, exported[1], 'application/gzip', exported[1].split('/').pop());
+    }
+    const temporary = /^temporary\/([^/]+)\/([^/]+)$/.exec(upload![1]);
+    if (temporary) return serveTemporary(ctx, services, temporary[1], temporary[2]);
     const { user } = await services.auth.authenticate(ctx.get('authorization') || undefined);
     let pathId: string;
     try {
@@ -72,15 +115,10 @@ export function fileServing(services: Services): Koa.Middleware {
     } catch {
       throw notFound();
     }
-    const attachment = storedFilePath(uploadsDir, pathId)
+    const attachment = isWellFormedPathId(pathId)
       ? await services.db.read((db) => readableAttachment(db, user, pathId))
       : undefined;
     if (!attachment) throw notFound();
-    await sendFile(
-      ctx,
-      storedFilePath(uploadsDir, attachment.pathId),
-      attachment.contentType,
-      attachment.fileName,
-    );
+    await sendFile(ctx, services, attachment.pathId, attachment.contentType, attachment.fileName);
   };
 }

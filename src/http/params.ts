@@ -111,14 +111,40 @@ export function validationError(errors: ErrorObject[]): ApiError {
       return badRequest(`${name} is too small`);
     case 'maximum':
     case 'exclusiveMaximum':
-    case 'maxItems':
       return badRequest(`${name} is too large`);
+    case 'maxItems':
+      return badRequest(`${name} has too many items (limit: ${p.limit})`);
     case 'pattern':
       return badRequest(`${name} has invalid format`);
     case 'additionalProperties':
       return badRequest(`Argument "${p.additionalProperty}" at ${name} is unexpected`);
     default:
       return badRequest(`Invalid ${name}`);
+  }
+}
+
+// Texts whose NUL characters their own rules refuse, with Zulip's messages
+// for them (message content, topics, default channel group names).
+const nulCheckedLater = new Set(['content', 'topic', 'group_name']);
+
+/** The name of the first text within `value` (a string, or one in a list or object) holding a NUL character. */
+function nulPath(value: unknown, name: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? name : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (!Array.isArray(value) && nulCheckedLater.has(key)) continue;
+    const found = nulPath(item, Array.isArray(value) ? `${name}[${key}]` : `${name}["${key}"]`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Refuses a NUL character anywhere in the parameters: no text the API stores may hold one. */
+function refuseNul(params: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (nulCheckedLater.has(name)) continue;
+    const found = nulPath(value, name);
+    if (found) throw badRequest(`${found} contains NULL (0x00) characters.`);
   }
 }
 
@@ -151,7 +177,8 @@ export function parseParams(
       : fromText(spec, value as string | string[]);
   };
   const sent = raw.body;
-  if (sent && 'value' in sent)
+  // A payload body (a webhook's) is handed over whole, not read as parameters.
+  if (sent && 'value' in sent && !op.payloadBody)
     for (const [name, value] of Object.entries(sent.value)) take(name, value, true);
   if (sent && 'fields' in sent)
     for (const [name, value] of Object.entries(sent.fields)) take(name, value, false);
@@ -161,9 +188,15 @@ export function parseParams(
 
   for (const [name, value] of Object.entries(raw.pathParams)) {
     const spec = op.params.get(name);
-    path[name] = spec?.integer && /^-?\d+$/.test(value) ? Number(value) : value;
+    if (value.includes('\0')) throw badRequest(`${name} contains NULL (0x00) characters.`);
+    // An id in a path is decimal digits: `0x10`, `1e0` or ` 1` would otherwise
+    // be coerced to a number by the validator.
+    if (spec?.integer && !/^-?\d+$/.test(value)) throw badRequest(`${name} is not an integer`);
+    path[name] = spec?.integer ? Number(value) : value;
   }
 
+  refuseNul(query);
+  refuseNul(body);
   const input = { path, query, header: {}, cookie: {}, requestBody: body };
   for (const validate of validators) {
     if (!validate(input)) throw validationError(validate.errors ?? []);

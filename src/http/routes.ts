@@ -7,10 +7,13 @@ import type OpenAPIBackend from 'openapi-backend';
 import type { ValidateFunction } from 'ajv';
 import type { HandlerMap, PublicHandlerMap } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
-import { badRequest } from '../errors';
+import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
+import { subdomainOf } from '../lib/realm/realms';
+import { BotType } from '../lib/users/bots';
+import { Authenticator, type AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
-import { requestBody, unsupportedMediaType } from './body';
-import { parseUrlencoded } from './form';
+import { requestBody, unsupportedMediaType, type RequestBody } from './body';
+import { parseUrlencoded, type FormFields } from './form';
 import { parseParams } from './params';
 import type { OperationSpec } from './spec';
 import { clientName } from './user-agent';
@@ -71,6 +74,55 @@ function uploadedFiles(ctx: Koa.Context): Record<string, UploadedFile> {
       };
   }
   return out;
+}
+
+/** The JSON payload of an operation whose whole body is one (a webhook's), or a 400. */
+function payloadOf(body: RequestBody | undefined): Record<string, unknown> {
+  if (body && 'value' in body) return body.value;
+  throw badRequest('Malformed JSON in the request body');
+}
+
+/**
+ * The user the request's credentials name, for an operation that needs them:
+ * HTTP basic credentials, or, for an operation that takes one (webhooks), an
+ * API key in the query string. Failed checks of credentials not seen lately
+ * count against the address: once it has spent its budget
+ * (RATE_LIMIT_IP_REQUESTS a window), its new credentials are refused with
+ * RATE_LIMIT_HIT before they are checked. A user of another organization than
+ * the one at the request's host is refused, and so is an incoming webhook bot
+ * calling an operation other than those that send messages.
+ */
+async function authenticate(
+  ctx: Koa.Context,
+  services: Services,
+  op: OperationSpec,
+  query: FormFields,
+): Promise<AuthUser> {
+  const header = ctx.get('authorization') || undefined;
+  const queryKey = op.apiKeyParam === undefined ? undefined : query[op.apiKeyParam];
+  if (Array.isArray(queryKey)) throw badRequest(`${op.apiKeyParam} was sent more than once`);
+  // Without a header, an operation that takes a key in the query string needs it there.
+  if (header === undefined && op.apiKeyParam !== undefined && queryKey === undefined)
+    throw missingArgument(op.apiKeyParam);
+  const byKey = header === undefined && queryKey !== undefined;
+  const failures = services.limits.apiKeyFailures;
+  const key = `ip:${ctx.ip}`;
+  const known = services.auth.knows(byKey ? Authenticator.apiKeyCacheKey(queryKey) : header);
+  if (!known) await failures.check(key);
+  let auth: AuthUser;
+  try {
+    auth = byKey
+      ? await services.auth.authenticateApiKey(queryKey)
+      : await services.auth.authenticate(header);
+    if (auth.realm.stringId !== subdomainOf(ctx.host, services.config.externalUrl))
+      throw unauthorized('Account is not associated with this subdomain');
+  } catch (error) {
+    if (!known && error instanceof ApiError && error.status === 401) await failures.hit(key);
+    throw error;
+  }
+  if (auth.user.botType === BotType.INCOMING_WEBHOOK && !op.incomingWebhookBots)
+    throw unauthorized('This API is not available to incoming webhook bots.');
+  return auth;
 }
 
 /**
@@ -152,10 +204,10 @@ export function buildRouter(
       const body = requestBody(ctx);
       if (body && !op.bodyTypes.includes(body.type))
         throw unsupportedMediaType(body.type, op.bodyTypes);
-      const authed = op.authenticated;
-      const auth = authed
-        ? await services.auth.authenticate(ctx.get('authorization') || undefined)
-        : null;
+      const query = parseUrlencoded(ctx.querystring, 'query string');
+      const auth = op.authenticated ? await authenticate(ctx, services, op, query) : null;
+      // An API key in the query string is a credential, not a parameter.
+      if (op.apiKeyParam !== undefined) delete query[op.apiKeyParam];
       if (auth) state.userId = auth.user.id;
       const limit = await (auth
         ? services.limits.user.hit(`user:${auth.user.id}`)
@@ -166,10 +218,12 @@ export function buildRouter(
       const files = uploadedFiles(ctx);
       const { params, ignored } = parseParams(op, validatorsOf(op.operationId), {
         pathParams,
-        query: parseUrlencoded(ctx.querystring, 'query string'),
+        query,
         body,
         fileFields: Object.keys(files),
       });
+      // An operation whose body is its payload gets that JSON value as it is.
+      const payload = op.payloadBody ? payloadOf(body) : undefined;
       const handler = bound.get(op.operationId)!;
       const aborts: (() => void)[] = [];
       const onClose = () => aborts.forEach((cancel) => cancel());
@@ -189,6 +243,7 @@ export function buildRouter(
             return clientName(ctx.req.headers['user-agent']);
           },
           files,
+          payload,
           onAbort: (cancel: () => void) => aborts.push(cancel),
           ...(auth ?? {}),
         });

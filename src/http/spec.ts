@@ -1,6 +1,7 @@
 // Loads openapi.yaml once and describes each operation the way the HTTP layer
-// needs it: its route, whether it needs credentials, the body types it
-// accepts, and where and how each of its parameters is read.
+// needs it: its route, whether it needs credentials (and whether an API key
+// may come in the query string), the body types it accepts, whether its body
+// is one payload, and where and how each of its parameters is read.
 import { resolve } from 'node:path';
 import OpenAPIBackend from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -46,6 +47,15 @@ export interface OperationSpec {
   bodyTypes: string[];
   /** Whether the operation takes uploaded files (its body is multipart alone), under any field name. */
   uploads: boolean;
+  /**
+   * Whether the whole JSON body is the operation's payload, handed to its
+   * handler as it is rather than read as parameters (`x-payload-body`).
+   */
+  payloadBody: boolean;
+  /** The query parameter that may carry the API key in place of HTTP basic credentials, if any. */
+  apiKeyParam?: string;
+  /** Whether incoming webhook bots may call the operation (`x-incoming-webhook-bots`). */
+  incomingWebhookBots: boolean;
 }
 
 /** The location of openapi.yaml. */
@@ -137,8 +147,35 @@ function serverView(document: OpenAPIV3.Document): void {
   }
 }
 
-/** The types an operation's body may have: multipart alone for file uploads, else JSON and both forms. */
-function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined): string[] {
+/**
+ * The extension of an operation whose JSON body is one value, its payload
+ * (an integration's webhook), and not a set of parameters.
+ */
+export const PAYLOAD_BODY_EXTENSION = 'x-payload-body';
+
+/** The extension of the operations that incoming webhook bots may call. */
+export const INCOMING_WEBHOOK_BOTS_EXTENSION = 'x-incoming-webhook-bots';
+
+/** The name of the query parameter of an `apiKey` security scheme the operation accepts, if any. */
+function apiKeyParamOf(
+  document: OpenAPIV3.Document,
+  security: OpenAPIV3.SecurityRequirementObject[],
+): string | undefined {
+  for (const requirement of security)
+    for (const name of Object.keys(requirement)) {
+      const scheme = document.components?.securitySchemes?.[name] as
+        OpenAPIV3.SecuritySchemeObject | undefined;
+      if (scheme?.type === 'apiKey' && scheme.in === 'query') return scheme.name;
+    }
+  return undefined;
+}
+
+/**
+ * The types an operation's body may have: JSON alone for a payload body,
+ * multipart alone for file uploads, else JSON and both forms.
+ */
+function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined, payload = false): string[] {
+  if (payload) return [JSON_TYPE];
   const declared = Object.keys(body?.content ?? {});
   const uploadOnly =
     declared.includes(MULTIPART_TYPE) &&
@@ -161,7 +198,8 @@ export async function loadSpec(
     definition: path,
     quick: true,
     validate: true,
-    ajvOpts: { strict: false, allErrors: false, validateFormats: false },
+    // strictNumbers: Infinity (JSON's 1e400) is neither an integer nor a float.
+    ajvOpts: { strict: false, strictNumbers: true, allErrors: false, validateFormats: false },
   });
   await api.init();
   // Validators are compiled on first use, so from the server's view.
@@ -178,7 +216,10 @@ export async function loadSpec(
     const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
     const media =
       body?.content[JSON_TYPE] ?? body?.content[URLENCODED_TYPE] ?? body?.content[MULTIPART_TYPE];
-    const properties = (media?.schema as Schema | undefined)?.properties ?? {};
+    const extensions = op as unknown as Record<string, unknown>;
+    const payloadBody = extensions[PAYLOAD_BODY_EXTENSION] === true;
+    // A payload's fields are its own, not parameters.
+    const properties = payloadBody ? {} : ((media?.schema as Schema | undefined)?.properties ?? {});
     for (const [name, schema] of Object.entries(properties))
       params.set(name, paramSpec(name, 'body', schema as Schema));
     const security = op.security ?? api.definition.security ?? [];
@@ -188,8 +229,11 @@ export async function loadSpec(
       path: op.path,
       authenticated: security.length > 0,
       params,
-      bodyTypes: bodyTypesOf(body),
-      uploads: bodyTypesOf(body).length === 1,
+      bodyTypes: bodyTypesOf(body, payloadBody),
+      uploads: !payloadBody && bodyTypesOf(body).length === 1,
+      payloadBody,
+      apiKeyParam: apiKeyParamOf(api.definition as OpenAPIV3.Document, security),
+      incomingWebhookBots: extensions[INCOMING_WEBHOOK_BOTS_EXTENSION] === true,
     });
   }
   return { api, operations };

@@ -13,6 +13,10 @@ export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_STREAM_NAME_LENGTH = 60;
 /** Longest channel description, in characters. */
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
+/** Most users subscribed at once who get a message about it (more get none). */
+export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
+/** Longest note of a message reminder, in characters. */
+export const MAX_REMINDER_NOTE_LENGTH = 1000;
 /** How clients display the empty topic. */
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 

@@ -4,6 +4,7 @@
 // src/handlers/register-state.ts merges them, so a client that registers for
 // an event type gets both the current state and the events that change it.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
+import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { NarrowTerm } from '../events/queues';
 
@@ -12,6 +13,13 @@ export interface StateRequest {
   db: Db;
   /** The address users reach the server at (EXTERNAL_URL): realm_url and placeholder emails. */
   externalUrl: string;
+  /** The server's configuration (limits and timings some keys report). */
+  config: Config;
+  /**
+   * The event types whose state was asked for by name, or null for all of them
+   * (a few keys depend on what else was asked, as in Zulip).
+   */
+  fetchEventTypes: string[] | null;
   user: User;
   realm: Realm;
   clientGravatar: boolean;
@@ -21,6 +29,11 @@ export interface StateRequest {
   clientCapabilities: Record<string, unknown>;
   /** The narrow the queue was registered with. */
   narrow: NarrowTerm[];
+}
+
+/** Whether the registration asked for the state of event type `type` (by name, or by asking for all). */
+export function wants(req: Pick<StateRequest, 'fetchEventTypes'>, type: string): boolean {
+  return req.fetchEventTypes === null || req.fetchEventTypes.includes(type);
 }
 
 /** Computes the initial-state fields of one event type. */

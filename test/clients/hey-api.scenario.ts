@@ -121,9 +121,8 @@ export async function run(input: ScenarioInput): Promise<ScenarioReport> {
     },
     aliceEvents: aliceEvents.map((e) => ({
       type: e.type,
-      op: e.op as string | undefined,
-      message_id: (e.message_id ?? (e.message as { id?: number } | undefined)?.id) as
-        number | undefined,
+      op: 'op' in e ? e.op : undefined,
+      message_id: 'message_id' in e ? e.message_id : 'message' in e ? e.message.id : undefined,
     })),
     bobEventMessageIds: bobEvents
       .filter((e) => e.type === 'message')

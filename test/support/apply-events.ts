@@ -4,6 +4,7 @@
 // applies yet are skipped; the unread-state cases not written yet throw, so a
 // test that needs them extends this file rather than passing by accident.
 import { Role } from '../../src/lib/constants';
+import { checkEvents } from './events';
 
 /** The body of POST /register, as a client keeps it. */
 export type State = Record<string, any>;
@@ -16,6 +17,7 @@ const numeric = (a: number, b: number) => a - b;
 
 /** Applies `events` to `state` in order, changing it in place; returns it. */
 export function applyEvents(state: State, events: Event[]): State {
+  checkEvents(events);
   for (const event of events) apply(state, event);
   return state;
 }
@@ -26,15 +28,45 @@ function apply(state: State, event: Event): void {
       return applyDrafts(state, event);
     case 'navigation_view':
       return applyNavigationView(state, event);
+    case 'channel_folder':
+      return applyChannelFolder(state, event);
+    case 'saved_snippets':
+      return applySavedSnippets(state, event);
+    case 'reminders':
+      return applyReminders(state, event);
     case 'scheduled_messages':
       return applyScheduledMessages(state, event);
     case 'realm_emoji':
       state.realm_emoji = event.realm_emoji;
       return;
+    case 'realm_linkifiers':
+      state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'realm_domains':
+      return applyRealmDomains(state, event);
+    case 'onboarding_steps':
+      state.onboarding_steps = event.onboarding_steps;
+      return;
+    case 'realm_playgrounds':
+      state.realm_playgrounds = event.realm_playgrounds;
+      return;
+    case 'default_streams':
+      state.realm_default_streams = event.default_streams;
+      return;
+    case 'default_stream_groups':
+      state.realm_default_stream_groups = event.default_stream_groups;
+      return;
     case 'presence':
       return applyPresence(state, event);
     case 'user_settings':
       if (state.user_settings) state.user_settings[event.property] = event.value;
+      return;
+    // The legacy copies of the settings, at the top level of the state.
+    case 'update_display_settings':
+      state[event.setting_name] = event.setting;
+      return;
+    case 'update_global_notifications':
+      state[event.notification_name] = event.setting;
       return;
     case 'realm_user':
       return applyRealmUser(state, event);
@@ -47,6 +79,17 @@ function apply(state: State, event: Event): void {
     case 'custom_profile_fields':
       state.custom_profile_fields = event.fields;
       return;
+    case 'alert_words':
+      state.alert_words = event.alert_words;
+      return;
+    case 'muted_users':
+      state.muted_users = event.muted_users;
+      return;
+    case 'muted_topics':
+      state.muted_topics = event.muted_topics;
+      return;
+    case 'user_topic':
+      return applyUserTopic(state, event);
     case 'user_status':
       return applyUserStatus(state, event);
     case 'stream':
@@ -57,11 +100,33 @@ function apply(state: State, event: Event): void {
     case 'update_message_flags':
       return applyFlags(state, event);
     case 'delete_message':
-      if (state.unread_msgs) forgetUnread(state.unread_msgs, event.message_ids);
+      // One event per message for clients without the bulk_message_deletion capability.
+      if (state.unread_msgs)
+        forgetUnread(state.unread_msgs, event.message_ids ?? [event.message_id]);
       return;
+    case 'attachment':
+      return applyAttachment(state, event);
     case 'update_message':
       return applyMove(state, event);
   }
+}
+
+/**
+ * A user's uploads, kept as the body of GET /attachments (`attachments` and
+ * `upload_space_used`), which /register does not return.
+ */
+function applyAttachment(state: State, event: Event): void {
+  if (!state.attachments) return;
+  const others = (state.attachments as { id: number }[]).filter(
+    (a) => a.id !== event.attachment.id,
+  );
+  if (event.op === 'remove') state.attachments = others;
+  else if (event.op === 'add') state.attachments = [...others, event.attachment].sort(byId);
+  else
+    state.attachments = state.attachments.map((a: { id: number }) =>
+      a.id === event.attachment.id ? event.attachment : a,
+    );
+  state.upload_space_used = event.upload_space_used;
 }
 
 function applyDrafts(state: State, event: Event): void {
@@ -83,6 +148,44 @@ function applyNavigationView(state: State, event: Event): void {
     );
   if (event.op === 'remove')
     state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
+}
+
+/** Channel folders, kept in display order (by `order`, then ID). */
+function applyChannelFolder(state: State, event: Event): void {
+  let folders = [...state.channel_folders] as { id: number; order: number }[];
+  if (event.op === 'add') folders.push(event.channel_folder);
+  if (event.op === 'update')
+    folders = folders.map((f) => (f.id === event.channel_folder_id ? { ...f, ...event.data } : f));
+  if (event.op === 'reorder')
+    folders = folders.map((f) => ({ ...f, order: (event.order as number[]).indexOf(f.id) }));
+  state.channel_folders = folders.sort((a, b) => a.order - b.order || a.id - b.id);
+}
+
+/** Saved snippets, in the order they were created. */
+function applySavedSnippets(state: State, event: Event): void {
+  const snippets = state.saved_snippets as { id: number }[];
+  if (event.op === 'add') state.saved_snippets = [...snippets, event.saved_snippet];
+  if (event.op === 'update')
+    state.saved_snippets = snippets.map((s) =>
+      s.id === event.saved_snippet.id ? event.saved_snippet : s,
+    );
+  if (event.op === 'remove')
+    state.saved_snippets = snippets.filter((s) => s.id !== event.saved_snippet_id);
+}
+
+/** Message reminders, kept ordered by delivery time (then ID). */
+function applyReminders(state: State, event: Event): void {
+  let list = [...state.reminders] as {
+    reminder_id: number;
+    scheduled_delivery_timestamp: number;
+  }[];
+  if (event.op === 'add') list = [...list, ...event.reminders];
+  if (event.op === 'remove') list = list.filter((r) => r.reminder_id !== event.reminder_id);
+  state.reminders = list.sort(
+    (a, b) =>
+      a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp ||
+      a.reminder_id - b.reminder_id,
+  );
 }
 
 /** Scheduled messages, kept ordered by delivery time (then ID). */
@@ -275,6 +378,10 @@ function applyChannel(state: State, e: Event): void {
 function applyMessage(state: State, e: Event): void {
   if (state.max_message_id !== undefined)
     state.max_message_id = Math.max(state.max_message_id, e.message.id);
+  if (state.recent_private_conversations && e.message.type === 'private')
+    applyRecentConversation(state, e.message);
+  if (state.starred_messages && e.flags.includes('starred'))
+    state.starred_messages = [...state.starred_messages, e.message.id].sort(numeric);
   const unread = state.unread_msgs;
   if (!unread || e.flags.includes('read')) return;
   if (e.flags.some((f: string) => f.includes('mentioned')))
@@ -312,10 +419,25 @@ function applyMessage(state: State, e: Event): void {
   }
 }
 
+/** A direct message moves its conversation to the top of recent_private_conversations. */
+function applyRecentConversation(state: State, message: Event): void {
+  if (state.user_id === undefined)
+    throw new Error('applyEvents: recent_private_conversations needs user_id (realm_user)');
+  const others = (message.display_recipient as { id: number }[])
+    .map((r) => r.id)
+    .filter((id) => id !== state.user_id)
+    .sort(numeric);
+  const key = others.join(',');
+  const rest = (state.recent_private_conversations as { user_ids: number[] }[]).filter(
+    (c) => c.user_ids.join(',') !== key,
+  );
+  state.recent_private_conversations = [{ max_message_id: message.id, user_ids: others }, ...rest];
+}
+
 /** Removes messages from the unread state (read, or deleted); returns those that were unread. */
 function forgetUnread(unread: State, ids: number[]): number[] {
   const gone: number[] = [];
-  for (const list of [unread.streams, unread.pms]) {
+  for (const list of [unread.streams, unread.pms, unread.huddles ?? []]) {
     for (const entry of list) {
       gone.push(...entry.unread_message_ids.filter((id: number) => ids.includes(id)));
       entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !ids.includes(id));
@@ -327,12 +449,32 @@ function forgetUnread(unread: State, ids: number[]): number[] {
   unread.pms = unread.pms.filter(
     (s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0,
   );
+  if (unread.huddles)
+    unread.huddles = unread.huddles.filter(
+      (s: { unread_message_ids: number[] }) => s.unread_message_ids.length > 0,
+    );
+  if (unread.mentions) unread.mentions = unread.mentions.filter((id: number) => !ids.includes(id));
   unread.count -= gone.length;
   return gone;
 }
 
 function applyFlags(state: State, e: Event): void {
+  if (e.flag === 'starred' && state.starred_messages) {
+    const starred = new Set<number>(state.starred_messages);
+    for (const id of e.messages) {
+      if (e.op === 'add') starred.add(id);
+      else starred.delete(id);
+    }
+    state.starred_messages = [...starred].sort(numeric);
+    return;
+  }
   if (!state.unread_msgs || e.flag !== 'read') return;
+  if (e.all) {
+    // Everything was marked read: the client drops its whole unread state.
+    Object.assign(state.unread_msgs, { count: 0, pms: [], streams: [], huddles: [], mentions: [] });
+    state.unread_msgs.old_unreads_missing = false;
+    return;
+  }
   if (e.op !== 'add') throw new Error('applyEvents: marking messages unread is not applied yet');
   forgetUnread(state.unread_msgs, e.messages);
 }
@@ -351,4 +493,33 @@ function applyMove(state: State, e: Event): void {
   );
   if (!entry) unread.streams.push((entry = { stream_id: streamId, topic, unread_message_ids: [] }));
   entry.unread_message_ids = [...entry.unread_message_ids, ...moved].sort(numeric);
+}
+
+function applyRealmDomains(state: State, event: Event): void {
+  const domains: { domain: string; allow_subdomains: boolean }[] = state.realm_domains;
+  if (event.op === 'add') domains.push(event.realm_domain);
+  else if (event.op === 'change') {
+    const domain = domains.find((d) => d.domain === event.realm_domain.domain);
+    if (domain) domain.allow_subdomains = event.realm_domain.allow_subdomains;
+  } else if (event.op === 'remove')
+    state.realm_domains = domains.filter((d) => d.domain !== event.domain);
+}
+
+/** A topic's new policy replaces its entry (matched without regard to case); 0 removes it. */
+function applyUserTopic(state: State, event: Event): void {
+  if (!state.user_topics) return;
+  const same = (t: { stream_id: number; topic_name: string }) =>
+    t.stream_id === event.stream_id &&
+    t.topic_name.toLowerCase() === event.topic_name.toLowerCase();
+  const at = state.user_topics.findIndex(same);
+  const entry = {
+    stream_id: event.stream_id,
+    topic_name: event.topic_name,
+    last_updated: event.last_updated,
+    visibility_policy: event.visibility_policy,
+  };
+  if (event.visibility_policy === 0) {
+    if (at !== -1) state.user_topics.splice(at, 1);
+  } else if (at === -1) state.user_topics.push(entry);
+  else state.user_topics[at] = { ...entry, topic_name: state.user_topics[at].topic_name };
 }

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from './database';
-import { dropRedisKeys, newKeyPrefix, testRedisUrl } from './redis';
+import { dropRedisKeys, redisEnv } from './redis';
 import { ApiClient, TestServer } from './server';
 
 const root = resolve(__dirname, '..', '..');
@@ -45,11 +45,8 @@ export class TestCluster {
 
   /** Starts `count` servers in this process; `env` adds configuration variables to each. */
   static async start(count: number, env: Record<string, string> = {}): Promise<TestCluster> {
-    const cluster = new TestCluster(createTestDatabase(), {
-      REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: newKeyPrefix(),
-      ...env,
-    });
+    // On Redis when the run uses it (the PostgreSQL run); otherwise each process keeps its own memory.
+    const cluster = new TestCluster(createTestDatabase(), { ...redisEnv(), ...env });
     // The first server migrates the database; the others start on it together.
     cluster.servers.push(await TestServer.startOn(cluster.database, cluster.env));
     cluster.servers.push(
@@ -111,6 +108,6 @@ export class TestCluster {
     await Promise.all(this.children.map((c) => c.exited));
     await Promise.all(this.servers.map((s) => s.stop()));
     await this.database.drop();
-    await dropRedisKeys(this.env.REDIS_URL, this.env.REDIS_KEY_PREFIX);
+    if (this.env.REDIS_URL) await dropRedisKeys(this.env.REDIS_URL, this.env.REDIS_KEY_PREFIX);
   }
 }

@@ -1,6 +1,7 @@
 // Starts the real server on a fresh database for a test file, and talks to it
 // over HTTP. Every response is checked against openapi.yaml here, so a test
-// fails when the server and the contract disagree, whatever it asserts.
+// fails when the server and the contract disagree, whatever it asserts; every
+// event a test reads from GET /events is checked against its own schema.
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { startServer, type RunningServer } from '../../src/server';
 import type { Services } from '../../src/services';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
+import { checkEvents } from './events';
 import { dropRedisKeys, redisEnv } from './redis';
 
 /** How to send parameters: urlencoded form, multipart form, JSON body, or the query string. */
@@ -102,6 +104,9 @@ export async function checkAgainstContract(
       `${method} ${path} answered ${reply.status}, which openapi.yaml does not list for ${operationId}: ${JSON.stringify(reply.body)}`,
     );
   }
+  // Each event against its own schema first: a clearer failure than the oneOf of them all.
+  if (operationId === 'get-events' && reply.status === 200 && Array.isArray(reply.body?.events))
+    checkEvents(reply.body.events);
   const result = api.validator.validateResponse(
     reply.body,
     operationId,
@@ -294,12 +299,27 @@ export class TestServer extends ApiClient {
     if (redisUrl) await dropRedisKeys(redisUrl, redisKeyPrefix);
   }
 
+  /** The subdomains of the organizations created here, by ID ("" for the root organization). */
+  private readonly subdomains = new Map<number, string>();
+
+  /**
+   * Sends a request; as a user of a subdomain organization, to that
+   * organization's host (as its clients do), unless the test sets Host.
+   */
+  override async send(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const as = options.as;
+    const subdomain = as && 'realmId' in as ? this.subdomains.get(as.realmId) : undefined;
+    if (!subdomain || options.headers?.host) return super.send(method, path, options);
+    const host = `${subdomain}.${new URL(this.services.config.externalUrl).host}`;
+    return super.send(method, path, { ...options, headers: { ...options.headers, host } });
+  }
+
   /** Creates an organization with an owner. */
   async createRealm(
     name = 'Test organization',
     subdomain = '',
   ): Promise<{ realm: Realm; owner: User }> {
-    return doCreateRealm(this.services, {
+    const created = await doCreateRealm(this.services, {
       name,
       stringId: subdomain,
       owner: {
@@ -308,6 +328,8 @@ export class TestServer extends ApiClient {
         password: 'owner-password',
       },
     });
+    this.subdomains.set(created.realm.id, subdomain);
+    return created;
   }
 
   /** Creates a user in `realm`. */

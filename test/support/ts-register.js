@@ -1,9 +1,11 @@
 // Lets a plain `node` process (a server started as a child of a test) load
 // the TypeScript sources directly: each .ts file is transpiled on require,
 // without type checking, as ts-jest does for the tests themselves. The output
-// is cached by content in the system's temporary folder.
+// is cached by content in the system's temporary folder. Several processes
+// fill the cache at once, so each writes its own file and renames it into
+// place: a reader sees a whole file or none.
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const ts = require('typescript');
@@ -26,7 +28,9 @@ require.extensions['.ts'] = (module, filename) => {
     output = readFileSync(cached, 'utf8');
   } catch {
     output = ts.transpileModule(source, { compilerOptions, fileName: filename }).outputText;
-    writeFileSync(cached, output);
+    const partial = `${cached}.${process.pid}.tmp`;
+    writeFileSync(partial, output);
+    renameSync(partial, cached);
   }
   module._compile(output, filename);
 };

@@ -1,6 +1,10 @@
 // Initial state of POST /register for channels: `subscription` (subscribed,
-// unsubscribed, never subscribed) and `stream` (channels the user can see).
+// unsubscribed, never subscribed), `stream` (channels the user can see), the
+// organization's default channels and default channel groups, and channel
+// folders.
 import type { StateProvider, StateProviders } from '../state';
+import { channelFoldersState } from './channel-folders';
+import { defaultStreamGroupsState, defaultStreamsState } from './default-streams';
 import { isAdmin } from './stream-access';
 import { listStreamsForUser } from './stream-lists';
 import { presentStreams } from './streams';
@@ -36,4 +40,7 @@ export const streamState: StateProvider = async ({ db, user, clientCapabilities 
 export const channelStateProviders = {
   subscription: subscriptionState,
   stream: streamState,
+  default_streams: defaultStreamsState,
+  default_stream_groups: defaultStreamGroupsState,
+  channel_folders: channelFoldersState,
 } satisfies StateProviders;

@@ -1,4 +1,5 @@
-// Channel descriptions: Markdown rendered to HTML like messages are.
+// Channel descriptions: Markdown rendered to HTML like messages are, without
+// image previews (as in Zulip).
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { render } from '../markdown/render-context';
@@ -11,5 +12,6 @@ export async function renderDescription(
   baseUrl: string,
 ): Promise<string> {
   if (description === '') return '';
-  return (await render(db, realm, description, baseUrl)).html;
+  const noPreviews = { id: realm.id, inlineImagePreview: false };
+  return (await render(db, noPreviews, description, baseUrl)).html;
 }

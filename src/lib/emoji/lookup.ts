@@ -1,6 +1,7 @@
 // Emoji by name, for reactions and statuses alike: a name is looked up among
 // the organization's active custom emoji first, then the extra emoji
-// (`zulip`), then Unicode emoji; a (name, code, type) triple must agree.
+// (`zulip`), then Unicode emoji (by canonical name or alias); a (name, code,
+// type) triple must agree.
 import type { Db } from '../../db/client';
 import { badRequest } from '../../errors';
 import { extraEmoji, ReactionType, unicodeEmojiCode, unicodeEmojiName } from './emoji';

@@ -1,12 +1,19 @@
 // Custom emoji of an organization: the API object, the map of all of them,
-// the `realm_emoji` initial state, and the checks on a new emoji's name and image.
-import type { RealmEmoji } from '../../../generated/prisma/sqlite/client';
+// the `realm_emoji` initial state, the checks on a new emoji's name and image,
+// and who may deactivate one.
+import type { RealmEmoji, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
-import { ApiError } from '../../errors';
+import { ApiError, notFound } from '../../errors';
+import { Role } from '../constants';
 import type { StateProvider } from '../state';
 
 /** Largest custom emoji image, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB). */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
+
+/** The file-store key of a custom emoji image of `realmId`. */
+export function emojiImageKey(realmId: number, fileName: string): string {
+  return `${realmId}/emoji/images/${fileName}`;
+}
 
 /** The URL path of a custom emoji's image, served without credentials. */
 export function emojiImageUrl(realmId: number, fileName: string): string {
@@ -55,6 +62,26 @@ export function checkEmojiName(raw: string): string {
   throw new ApiError(
     'Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.',
   );
+}
+
+/**
+ * The active custom emoji `name` of the organization, for deactivating it by
+ * `user`: an administrator may deactivate any, anyone else only their own
+ * (Zulip's messages; a missing emoji is a 404).
+ */
+export async function removableRealmEmoji(
+  db: Db,
+  user: Pick<User, 'id' | 'realmId' | 'role'>,
+  name: string,
+): Promise<RealmEmoji> {
+  const emoji = await db.realmEmoji.findFirst({
+    where: { realmId: user.realmId, name, deactivated: false },
+    orderBy: { id: 'desc' },
+  });
+  if (!emoji) throw notFound(`Emoji '${name}' does not exist`);
+  if (user.role > Role.ADMINISTRATOR && emoji.authorId !== user.id)
+    throw new ApiError('Must be an organization administrator or emoji author');
+  return emoji;
 }
 
 /** Image formats accepted for custom emoji, with their file extension and leading bytes. */

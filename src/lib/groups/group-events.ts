@@ -3,22 +3,22 @@
 // groups and get every event; the others see a deactivation as `remove`, a
 // reactivation as `add`, and nothing about groups while they are deactivated.
 import type { EventBus } from '../../events/bus';
-import type { EventBody } from '../../events/queues';
+import type { EventBody, EventOf } from '../../events/queues';
 
 /** What the deliverer needs to know about the group an event concerns. */
 export interface GroupEventContext {
   /** Whether the group is deactivated after the change. */
   deactivated: boolean;
   /** The group in its read form, for the `add` a reactivation becomes. */
-  group?: Record<string, unknown>;
+  group?: EventOf<'user_group', 'add'>['group'];
 }
 
 /** The event a client without the capability gets instead of `event`, or null for none. */
 function forLegacyClient(
-  event: EventBody & { group_id?: number; data?: Record<string, unknown> },
+  event: EventOf<'user_group'>,
   context: GroupEventContext,
 ): EventBody | null {
-  if (event.op === 'update' && event.data && 'deactivated' in event.data) {
+  if (event.op === 'update' && 'deactivated' in event.data) {
     if (event.data.deactivated === true)
       return { type: 'user_group', op: 'remove', group_id: event.group_id };
     return context.group ? { type: 'user_group', op: 'add', group: context.group } : null;
@@ -34,7 +34,7 @@ function forLegacyClient(
 export function publishGroupEvent(
   bus: EventBus,
   userIds: number[],
-  event: EventBody,
+  event: EventOf<'user_group'>,
   context: GroupEventContext,
 ): void {
   bus.publish(event, userIds, {

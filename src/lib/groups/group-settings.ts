@@ -6,7 +6,7 @@
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
-import { SystemGroup } from '../constants';
+import { SystemGroup, type SystemGroupName } from '../constants';
 
 /** A group-setting value as the API shows it. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
@@ -87,6 +87,38 @@ export const realmGroupSettings = {
   can_move_messages_between_topics_group: 'canMoveMessagesBetweenTopicsGroupId',
   can_resolve_topics_group: 'canResolveTopicsGroupId',
 } as const satisfies Record<string, keyof Realm>;
+
+/** The system group each of the organization's group settings holds in a new organization. */
+export const realmGroupSettingDefaults: Record<keyof typeof realmGroupSettings, SystemGroupName> = {
+  can_access_all_users_group: SystemGroup.EVERYONE,
+  can_add_custom_emoji_group: SystemGroup.MEMBERS,
+  can_add_subscribers_group: SystemGroup.MEMBERS,
+  can_create_groups: SystemGroup.MEMBERS,
+  can_create_private_channel_group: SystemGroup.MEMBERS,
+  can_create_public_channel_group: SystemGroup.MEMBERS,
+  can_create_web_public_channel_group: SystemGroup.OWNERS,
+  can_delete_any_message_group: SystemGroup.ADMINISTRATORS,
+  can_delete_own_message_group: SystemGroup.EVERYONE,
+  can_invite_users_group: SystemGroup.MEMBERS,
+  can_manage_all_groups: SystemGroup.ADMINISTRATORS,
+  can_mention_many_users_group: SystemGroup.ADMINISTRATORS,
+  can_move_messages_between_channels_group: SystemGroup.MEMBERS,
+  can_move_messages_between_topics_group: SystemGroup.EVERYONE,
+  can_resolve_topics_group: SystemGroup.EVERYONE,
+};
+
+/**
+ * What each of a user group's settings holds in a new group: a system group,
+ * or `group_creator` (an anonymous group of the user who created it).
+ */
+export const userGroupSettingDefaults: Record<string, SystemGroupName | 'group_creator'> = {
+  can_add_members_group: 'group_creator',
+  can_join_group: SystemGroup.NOBODY,
+  can_leave_group: SystemGroup.EVERYONE,
+  can_manage_group: 'group_creator',
+  can_mention_group: SystemGroup.EVERYONE,
+  can_remove_members_group: SystemGroup.NOBODY,
+};
 
 /** Reads the API form of each group ID in `groupIds`; deactivated users are left out of direct_members. */
 export async function readGroupSettingValues(

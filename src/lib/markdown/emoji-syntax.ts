@@ -1,9 +1,9 @@
 // Emoji in messages: :name: (custom realm emoji first, then :zulip:, then
-// Unicode emoji) and emoji characters typed directly. Follows Zulip's Emoji
-// and UnicodeEmoji patterns and make_emoji / make_realm_emoji.
-import emojiData from 'emoji-datasource/emoji.json';
+// Unicode emoji by canonical name or alias) and emoji characters typed
+// directly. Follows Zulip's Emoji and UnicodeEmoji patterns and make_emoji /
+// make_realm_emoji.
 import type MarkdownIt from 'markdown-it';
-import { unicodeEmojiCode } from '../emoji/emoji';
+import { unicodeEmojiByTypedCode, unicodeEmojiCode } from '../emoji/emoji';
 import { escapeHtml } from './html';
 import { envOf } from './types';
 
@@ -24,44 +24,22 @@ const ZULIP_EMOJI_URL = '/static/generated/emoji/images/emoji/unicode/zulip.png'
 // Emoji names are short; scanning stops after this many characters.
 const MAX_NAME_LENGTH = 100;
 
-/**
- * Zulip's form of an emoji code: the code points without the U+FE0F variation
- * selector (e.g. "2708" for the airplane, not "2708-fe0f").
- */
-export function zulipEmojiCode(code: string): string {
-  return code
-    .toLowerCase()
-    .split('-')
-    .filter((part) => part !== 'fe0f')
-    .join('-');
-}
-
-// Emoji names by Zulip code, for emoji characters typed directly.
-const nameByZulipCode = new Map<string, string>();
-for (const entry of emojiData as { unified: string; short_name: string }[]) {
-  nameByZulipCode.set(zulipEmojiCode(entry.unified), entry.short_name.replace(/-/g, '_'));
-}
-
-// What :name: shows, or undefined for a name that is not an emoji.
+// What :name: shows, or undefined for a name that is not an emoji. The name
+// is shown as typed (an alias stays an alias), as Zulip does.
 function resolveEmojiName(name: string, state: StateInline): EmojiTarget | undefined {
   const realmEmoji = envOf(state).ctx.realmEmojiByName(name);
   if (realmEmoji) return { kind: 'image', name, url: realmEmoji.url };
   if (name === 'zulip') return { kind: 'image', name, url: ZULIP_EMOJI_URL };
-  // Skin-tone modifiers are not emoji on their own.
-  if (/^skin[-_]tone/.test(name)) return undefined;
   const code = unicodeEmojiCode(name);
-  return code === undefined ? undefined : { kind: 'unicode', name, code: zulipEmojiCode(code) };
+  return code === undefined ? undefined : { kind: 'unicode', name, code };
 }
 
-function isNameChar(ch: number): boolean {
-  return (
-    (ch >= 0x30 && ch <= 0x39) ||
-    (ch >= 0x41 && ch <= 0x5a) ||
-    (ch >= 0x61 && ch <= 0x7a) ||
-    ch === 0x5f /* _ */ ||
-    ch === 0x2d /* - */ ||
-    ch === 0x2b
-  ); /* + */
+// A character of an emoji name: a word character (any script, as Python's
+// \w: flag_réunion, piñata), `-` or `+`.
+const NAME_CHAR = /[\p{L}\p{M}\p{Nd}\p{Pc}+-]/u;
+
+function isNameChar(ch: string): boolean {
+  return NAME_CHAR.test(ch);
 }
 
 /**
@@ -73,7 +51,7 @@ export function emojiRule(state: StateInline, silent: boolean): boolean {
   if (src.charCodeAt(pos) !== 0x3a /* : */) return false;
   const limit = Math.min(state.posMax, pos + 1 + MAX_NAME_LENGTH);
   let end = pos + 1;
-  while (end < limit && isNameChar(src.charCodeAt(end))) end++;
+  while (end < limit && isNameChar(src[end])) end++;
   if (end === pos + 1 || end >= state.posMax || src.charCodeAt(end) !== 0x3a) return false;
 
   const name = src.slice(pos + 1, end);
@@ -96,13 +74,15 @@ const TEXT_PRESENTATION = /^\P{Emoji_Presentation}\u20E3?$/u;
 // The emoji token for a typed emoji character sequence, if it is a known emoji.
 function typedEmoji(sequence: string, state: StateCore): Token | undefined {
   if (TEXT_PRESENTATION.test(sequence)) return undefined;
-  const code = Array.from(sequence.replace(/\uFE0F/g, ''), (ch) =>
-    ch.codePointAt(0)!.toString(16).padStart(4, '0'),
-  ).join('-');
-  const name = nameByZulipCode.get(code);
-  if (name === undefined) return undefined;
+  const typed = Array.from(sequence, (ch) => ch.codePointAt(0)!.toString(16).padStart(4, '0')).join(
+    '-',
+  );
+  const emoji = unicodeEmojiByTypedCode(typed);
+  if (emoji === undefined) return undefined;
   const token = new state.Token(EMOJI_TOKEN, '', 0);
-  token.meta = { target: { kind: 'unicode', name, code } satisfies EmojiTarget };
+  token.meta = {
+    target: { kind: 'unicode', name: emoji.name, code: emoji.code } satisfies EmojiTarget,
+  };
   return token;
 }
 

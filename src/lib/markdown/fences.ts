@@ -1,11 +1,13 @@
 // Fenced blocks, with Zulip's rules (zerver/lib/markdown/fenced_code.py):
 // ``` or ~~~ with an optional language; ```quote (or quoted) and ```spoiler
-// header hold Markdown; any other fence holds code. A bare fence equal to the
+// header hold Markdown; ```math holds TeX (see math.ts); any other fence
+// holds code. A bare fence equal to the
 // innermost open one closes it, other fence lines inside a quote or spoiler
 // open nested blocks, and an unclosed block runs to the end.
 import type MarkdownIt from 'markdown-it';
 import { escapeHtml } from './html';
 import { codeLanguageName } from './languages';
+import { MATH_BLOCK_TOKEN } from './math';
 
 type StateBlock = MarkdownIt.StateBlock;
 type Token = MarkdownIt.Token;
@@ -20,7 +22,7 @@ interface FenceLine {
   header: string;
 }
 
-type FenceKind = 'code' | 'quote' | 'spoiler';
+type FenceKind = 'code' | 'math' | 'quote' | 'spoiler';
 
 /** Parses a fence opening line (without its indentation), as Zulip's FENCE_RE. */
 export function parseFenceLine(line: string): FenceLine | undefined {
@@ -42,7 +44,14 @@ export function parseFenceLine(line: string): FenceLine | undefined {
 
 function kindOf(lang: string | undefined): FenceKind {
   if (lang === 'quote' || lang === 'quoted') return 'quote';
+  if (lang === 'math') return 'math';
   return lang === 'spoiler' ? 'spoiler' : 'code';
+}
+
+// Code and math fences hold no Markdown, so no fence opens inside them.
+function holdsText(lang: string | undefined): boolean {
+  const kind = kindOf(lang);
+  return kind === 'code' || kind === 'math';
 }
 
 function lineText(state: StateBlock, line: number): string {
@@ -54,7 +63,7 @@ function lineText(state: StateBlock, line: number): string {
  * does), and whether a closing fence was found there.
  */
 function findClose(state: StateBlock, startLine: number, endLine: number, opening: FenceLine) {
-  const open = [{ fence: opening.fence, isCode: kindOf(opening.lang) === 'code' }];
+  const open = [{ fence: opening.fence, isCode: holdsText(opening.lang) }];
   for (let line = startLine + 1; line < endLine; line++) {
     const isBlank = state.bMarks[line] + state.tShift[line] >= state.eMarks[line];
     // A line outdented out of the enclosing list item or quote ends the block.
@@ -67,7 +76,7 @@ function findClose(state: StateBlock, startLine: number, endLine: number, openin
       if (open.length === 0) return { close: line, found: true };
     } else if (!innermost.isCode) {
       const nested = parseFenceLine(text);
-      if (nested) open.push({ fence: nested.fence, isCode: kindOf(nested.lang) === 'code' });
+      if (nested) open.push({ fence: nested.fence, isCode: holdsText(nested.lang) });
     }
   }
   return { close: endLine, found: false };
@@ -90,6 +99,11 @@ export function fenceRule(
   if (kind === 'code') {
     const token = state.push('fence', 'code', 0);
     token.info = opening.lang ?? '';
+    token.markup = opening.fence;
+    token.content = state.getLines(startLine + 1, close, state.sCount[startLine], true);
+    token.map = [startLine, close];
+  } else if (kind === 'math') {
+    const token = state.push(MATH_BLOCK_TOKEN, 'p', 0);
     token.markup = opening.fence;
     token.content = state.getLines(startLine + 1, close, state.sCount[startLine], true);
     token.map = [startLine, close];

@@ -3,6 +3,7 @@
 // (mentions, links, attachments). See engine.ts for the dialect.
 import { createZulipMarkdown } from './engine';
 import { sanitizeRendered } from './sanitize';
+import { newTrustedFragments, restoreTrusted } from './trusted';
 import { emptyResult, type RenderContext, type RenderResult, type ZulipEnv } from './types';
 
 export { mentionCandidates, type MentionCandidates } from './candidates';
@@ -12,7 +13,7 @@ const md = createZulipMarkdown();
 
 /** Renders message content to sanitized HTML in Zulip's shapes, with what it mentions and links. */
 export function renderMarkdown(content: string, ctx: RenderContext): RenderResult {
-  const env: ZulipEnv = { ctx, result: emptyResult() };
-  const html = md.render(content, env);
-  return { ...env.result, html: sanitizeRendered(html).replace(/\n+$/, '') };
+  const env: ZulipEnv = { ctx, result: emptyResult(), trusted: newTrustedFragments() };
+  const html = restoreTrusted(sanitizeRendered(md.render(content, env)), env.trusted);
+  return { ...env.result, html: html.replace(/\n+$/, '') };
 }

@@ -67,8 +67,8 @@ export interface ResolvedLink {
 
 /**
  * Rewrites a link destination as Zulip does, or returns undefined when it may
- * not be a link. Links into the realm's own narrows become relative
- * (#narrow/...); links to uploads become absolute on `baseUrl`.
+ * not be a link. Links into the realm's own narrows and uploads become
+ * relative (#narrow/..., user_uploads/...); /user_uploads/... stays as written.
  */
 export function resolveLink(destination: string, baseUrl: string): ResolvedLink | undefined {
   let href = destination.trim();
@@ -79,7 +79,7 @@ export function resolveLink(destination: string, baseUrl: string): ResolvedLink 
     if (href.startsWith('//')) {
       href = `http:${href}`;
     } else if (href.startsWith(UPLOADS_PREFIX)) {
-      return uploadLink(base + href, href.slice(UPLOADS_PREFIX.length));
+      return uploadLink(href, href.slice(UPLOADS_PREFIX.length));
     } else if (href.startsWith('/') || href.startsWith('#')) {
       return { href, external: false, isUploadedImage: false };
     } else if (/^[^?#]*@/.test(href)) {
@@ -93,7 +93,7 @@ export function resolveLink(destination: string, baseUrl: string): ResolvedLink 
   if (local?.startsWith('/#'))
     return { href: local.slice(1), external: false, isUploadedImage: false };
   if (local?.startsWith(UPLOADS_PREFIX))
-    return uploadLink(href, local.slice(UPLOADS_PREFIX.length));
+    return uploadLink(local.slice(1), local.slice(UPLOADS_PREFIX.length));
   return { href, external: local === undefined, isUploadedImage: false };
 }
 

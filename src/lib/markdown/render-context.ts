@@ -1,23 +1,39 @@
-// The lookups the Markdown renderer needs (users, groups, channels and custom
-// emoji named in the content), fetched in a few queries before rendering so
-// that rendering itself stays synchronous.
+// The lookups the Markdown renderer needs (users, groups, channels, custom
+// emoji and uploaded files named in the content), fetched in a few queries
+// before rendering so that rendering itself stays synchronous.
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { mentionCandidates, renderMarkdown, type RenderContext, type RenderResult } from '.';
+import { compileLinkifier } from './linkifiers';
 
 type Named = { id: number; name: string };
+
+// Image types that get a preview when uploaded (those Zulip makes thumbnails of).
+const PREVIEWED_IMAGE_TYPES = new Set([
+  'image/avif',
+  'image/gif',
+  'image/heic',
+  'image/jpeg',
+  'image/png',
+  'image/tiff',
+  'image/webp',
+]);
+
+// Path ids after /user_uploads/ in the content (more than the links, never fewer).
+const UPLOAD_PATH = /\/user_uploads\/([^\s()[\]<>"'?#]+)/g;
 type Person = { id: number; fullName: string };
 
 /** Builds the renderer's context for `content`, reading only what it names. */
 export async function buildRenderContext(
   db: Db,
-  realm: Pick<Realm, 'id'>,
+  realm: Pick<Realm, 'id' | 'inlineImagePreview'>,
   content: string,
   baseUrl: string,
 ): Promise<RenderContext> {
   const wanted = mentionCandidates(content);
   const lowerNames = [...new Set(wanted.userNames.map((n) => n.toLowerCase()))];
-  const [users, groups, streams, emoji] = await Promise.all([
+  const uploadPathIds = [...new Set(Array.from(content.matchAll(UPLOAD_PATH), (m) => m[1]))];
+  const [users, groups, streams, emoji, linkifiers, uploads] = await Promise.all([
     wanted.userNames.length || wanted.userIds.length
       ? db.user.findMany({
           where: {
@@ -51,6 +67,17 @@ export async function buildRenderContext(
           where: { realmId: realm.id, name: { in: wanted.emojiNames }, deactivated: false },
         })
       : Promise.resolve([]),
+    db.linkifier.findMany({
+      where: { realmId: realm.id },
+      orderBy: [{ order: 'asc' }, { id: 'asc' }],
+      select: { pattern: true, urlTemplate: true },
+    }),
+    uploadPathIds.length
+      ? db.attachment.findMany({
+          where: { realmId: realm.id, pathId: { in: uploadPathIds } },
+          select: { pathId: true, contentType: true },
+        })
+      : Promise.resolve([] as { pathId: string; contentType: string }[]),
   ]);
   // Names are matched case-insensitively; a second query catches other casings.
   const found = new Set(users.map((u) => u.fullName.toLowerCase()));
@@ -75,6 +102,11 @@ export async function buildRenderContext(
       { id: e.id, name: e.name, url: `/user_avatars/${realm.id}/emoji/images/${e.fileName}` },
     ]),
   );
+  const uploadedImages = new Set(
+    uploads
+      .filter((u) => PREVIEWED_IMAGE_TYPES.has(u.contentType.split(';', 1)[0].trim().toLowerCase()))
+      .map((u) => u.pathId),
+  );
   return {
     userByName: (name) => byName.get(name.toLowerCase()),
     userById: (id) => byId.get(id),
@@ -82,13 +114,18 @@ export async function buildRenderContext(
     streamByName: (name) => streamByName.get(name.toLowerCase()),
     realmEmojiByName: (name) => emojiByName.get(name),
     baseUrl,
+    inlineImagePreview: realm.inlineImagePreview,
+    isUploadedImage: (pathId) => uploadedImages.has(pathId),
+    linkifiers: linkifiers
+      .map((l) => compileLinkifier({ pattern: l.pattern, url_template: l.urlTemplate }))
+      .filter((l) => l !== null),
   };
 }
 
 /** Renders `content` for `realm`. */
 export async function render(
   db: Db,
-  realm: Pick<Realm, 'id'>,
+  realm: Pick<Realm, 'id' | 'inlineImagePreview'>,
   content: string,
   baseUrl: string,
 ): Promise<RenderResult> {

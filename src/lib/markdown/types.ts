@@ -1,6 +1,7 @@
 // The contract between the Markdown renderer and its callers: what the caller
 // looks up for us (RenderContext) and what a rendering reports (RenderResult).
 import type MarkdownIt from 'markdown-it';
+import type { UrlTemplate } from './url-template';
 
 /** Lookups the renderer needs; the caller fetches the rows named by mentionCandidates(). */
 export interface RenderContext {
@@ -16,6 +17,21 @@ export interface RenderContext {
   realmEmojiByName(name: string): { id: number; name: string; url: string } | undefined;
   /** The realm's URL without a trailing slash, e.g. http://chat.example.com. */
   baseUrl: string;
+  /** The organization's linkifiers, in the order they apply (none when absent). */
+  linkifiers?: CompiledLinkifier[];
+  /** The organization's inline_image_preview setting (previews are on when absent). */
+  inlineImagePreview?: boolean;
+  /**
+   * Whether the organization holds an uploaded image at this path id; when
+   * absent (or undefined), the file name's extension decides.
+   */
+  isUploadedImage?(pathId: string): boolean | undefined;
+}
+
+/** A linkifier ready to run: group 1 of `regex` precedes the match, group 2 is the linked text. */
+export interface CompiledLinkifier {
+  regex: RegExp;
+  template: UrlTemplate;
 }
 
 /** A rendered message: its HTML and the facts the message store keeps about it. */
@@ -34,7 +50,7 @@ export interface RenderResult {
   topicWildcard: boolean;
   /** Whether the HTML holds any link (including channel and topic links). */
   hasLink: boolean;
-  /** Whether some link points to an uploaded image file. */
+  /** Whether some link points to an uploaded image file, or an image preview was added. */
   hasImage: boolean;
   /** Whether some link points to an uploaded file. */
   hasAttachment: boolean;
@@ -42,10 +58,19 @@ export interface RenderResult {
   uploadPathIds: string[];
 }
 
+/** HTML fragments of one rendering that skip the sanitizer (see trusted.ts). */
+export interface TrustedFragments {
+  /** Random per rendering, so that message text cannot forge a marker. */
+  nonce: string;
+  /** The fragments, by marker index. */
+  html: string[];
+}
+
 /** The per-rendering state carried through markdown-it as its `env`. */
 export type ZulipEnv = {
   ctx: RenderContext;
   result: RenderResult;
+  trusted: TrustedFragments;
 };
 
 /** The ZulipEnv of a parser state (core, block or inline). */

@@ -321,6 +321,9 @@ async function fetchRange(
   } else if (needAfter) {
     const bound = toLeft ? Prisma.empty : sql` AND ${idColumn} >= ${anchor + (1 - include)}`;
     ids = await query(bound, 'ASC', numAfter + include);
+  } else if (toLeft || toRight) {
+    // No message has either end's ID (and PostgreSQL refuses to compare with the larger one).
+    ids = [];
   } else {
     ids = await query(sql` AND ${idColumn} = ${anchor}`, 'ASC', null);
   }

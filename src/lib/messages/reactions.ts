@@ -2,6 +2,7 @@
 // emoji code, and who hears about a change (emoji lookups: lib/emoji/lookup.ts).
 import type { Message, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
+import type { EventOf } from '../../events/queues';
 import { ApiError, badRequest } from '../../errors';
 import type { EmojiRef } from '../emoji/lookup';
 import { ReactionType } from '../emoji/emoji';
@@ -66,7 +67,7 @@ export function reactionEvent(
   messageId: number,
   name: string,
   emoji: EmojiRef,
-): Record<string, unknown> & { type: string } {
+): EventOf<'reaction'> {
   return {
     type: 'reaction',
     op,
@@ -75,6 +76,6 @@ export function reactionEvent(
     message_id: messageId,
     emoji_name: name,
     emoji_code: emoji.code,
-    reaction_type: emoji.type,
+    reaction_type: emoji.type as EventOf<'reaction'>['reaction_type'],
   };
 }

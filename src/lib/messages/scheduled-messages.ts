@@ -4,6 +4,7 @@ import type { Realm, ScheduledMessage, User } from '../../../generated/prisma/sq
 import type { Db } from '../../db/client';
 import { badRequest } from '../../errors';
 import { conversationPeers } from './drafts';
+import { SEND_LATER } from './reminders';
 import { normalizeContent, resolveAddressee } from './message-send';
 import { render } from '../markdown/render-context';
 import type { StateProvider } from '../state';
@@ -101,7 +102,7 @@ export function presentScheduledMessage(message: ScheduledMessage) {
 /** The user's undelivered scheduled messages, earliest delivery first. */
 export async function listScheduledMessages(db: Db, userId: number): Promise<ScheduledMessage[]> {
   return db.scheduledMessage.findMany({
-    where: { senderId: userId, delivered: false },
+    where: { senderId: userId, delivered: false, deliveryType: SEND_LATER },
     orderBy: [{ scheduledTimestamp: 'asc' }, { id: 'asc' }],
   });
 }

@@ -9,16 +9,17 @@ import { badRequest } from '../../errors';
 export const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
 
 /**
- * The active subscribers of a channel who should hear typing there, or null
- * when the channel is too large for typing notifications.
+ * The active subscribers of a channel who should hear typing there (those who
+ * turned off receives_typing_notifications hear none), or null when the
+ * channel is too large for typing notifications.
  */
 export async function channelTypingAudience(db: Db, streamId: number): Promise<number[] | null> {
   const subs = await db.subscription.findMany({
     where: { streamId, active: true, user: { isActive: true } },
-    select: { userId: true },
+    select: { userId: true, user: { select: { receivesTypingNotifications: true } } },
   });
   if (subs.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return null;
-  return subs.map((s) => s.userId);
+  return subs.filter((s) => s.user.receivesTypingNotifications).map((s) => s.userId);
 }
 
 /**

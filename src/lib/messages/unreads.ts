@@ -3,6 +3,7 @@
 // the user left are not counted; muted channels are left out of `count`.
 import { Prisma } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db } from '../../db/client';
+import type { EventOf } from '../../events/queues';
 import { displayTopic } from '../channels/topics';
 
 /** Most unread messages the initial state lists (Zulip's limit). */
@@ -119,14 +120,19 @@ export async function unreadMessages(db: Db, userId: number, allowEmptyTopicName
   };
 }
 
+/** What a client needs, per message ID, to put messages back among its unread ones. */
+export type UnreadDetails = NonNullable<
+  EventOf<'update_message_flags', 'remove'>['message_details']
+>;
+
 /** Per-message details of newly unread messages, for update_message_flags events. */
 export async function unreadMessageDetails(
   db: Db,
   userId: number,
   messageIds: number[],
-): Promise<Record<string, Record<string, unknown>>> {
+): Promise<UnreadDetails> {
   const { rows, muted } = await unreadRows(db, userId, messageIds);
-  const out: Record<string, Record<string, unknown>> = {};
+  const out: UnreadDetails = {};
   for (const row of rows) {
     const mention = row.mentioned || row.wildcard ? { mentioned: true } : {};
     if (row.streamId !== null) {

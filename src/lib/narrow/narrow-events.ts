@@ -4,7 +4,12 @@
 // data beside it, so matching needs no database and works in any process.
 //
 // Wiring: the queue store is built with `messageEventHooks` at start.
-import type { EventBody, MessageEventHooks, MessageFacts, NarrowTerm } from '../../events/queues';
+import type {
+  MessageEventBody,
+  MessageEventHooks,
+  MessageFacts,
+  NarrowTerm,
+} from '../../events/queues';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../constants';
 import { searchWords } from './narrow-sql';
 
@@ -117,11 +122,11 @@ function termHolds(
 /** Whether a message event with these facts matches `narrow` for the queue's user. */
 export function messageMatchesNarrow(
   narrow: NarrowTerm[],
-  event: EventBody,
+  event: MessageEventBody,
   facts: MessageFacts,
   viewerId: number,
 ): boolean {
-  const flags = (event.flags as string[] | undefined) ?? [];
+  const flags = event.flags;
   return narrow.every((t) => termHolds(t, facts, flags, viewerId) !== t.negated);
 }
 
@@ -139,12 +144,12 @@ export const messageEventHooks: MessageEventHooks = {
  * avatar of client-computed gravatars, for queues that asked for them.
  */
 export function finalizeMessageEvent(
-  event: EventBody,
+  event: MessageEventBody,
   facts: MessageFacts,
   options: { applyMarkdown: boolean; clientGravatar: boolean },
-): EventBody {
+): MessageEventBody {
   if (options.applyMarkdown && !options.clientGravatar) return event;
-  const message = { ...(event.message as Record<string, unknown>) };
+  const message = { ...event.message };
   if (!options.applyMarkdown) {
     message.content = facts.rawContent;
     message.content_type = 'text/x-markdown';

@@ -3,14 +3,26 @@ import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 
+/** The subdomain `host` names under the server's own host ("" for the root organization). */
+export function subdomainOf(host: string, externalUrl: string): string {
+  const base = new URL(externalUrl).host.toLowerCase();
+  const requested = host.toLowerCase();
+  return requested.endsWith(`.${base}`) ? requested.slice(0, -(base.length + 1)) : '';
+}
+
+/** The address of `realm`: EXTERNAL_URL with the organization's subdomain in front of its host. */
+export function realmUrl(realm: Pick<Realm, 'stringId'>, externalUrl: string): string {
+  const url = new URL(externalUrl);
+  if (realm.stringId) url.host = `${realm.stringId}.${url.host}`;
+  return url.toString().replace(/\/$/, '');
+}
+
 /**
  * The organization at `host`: the subdomain in front of the server's own
  * host names it, and the server's own host names the root organization.
  */
 export async function realmForHost(db: Db, host: string, externalUrl: string): Promise<Realm> {
-  const base = new URL(externalUrl).host.toLowerCase();
-  const requested = host.toLowerCase();
-  const stringId = requested.endsWith(`.${base}`) ? requested.slice(0, -(base.length + 1)) : '';
+  const stringId = subdomainOf(host, externalUrl);
   const realm = await db.realm.findUnique({ where: { stringId } });
   if (!realm)
     throw new ApiError('There is no Zulip organization at this address.', 'BAD_REQUEST', 404);

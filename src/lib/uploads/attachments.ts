@@ -28,13 +28,36 @@ export function presentAttachment(row: AttachmentRow) {
 }
 
 /** Every file `userId` uploaded, oldest first. */
-export async function attachmentsOf(db: Db, userId: number): Promise<ReturnType<typeof presentAttachment>[]> {
+export async function attachmentsOf(
+  db: Db,
+  userId: number,
+): Promise<ReturnType<typeof presentAttachment>[]> {
   const rows = await db.attachment.findMany({
     where: { ownerId: userId },
     orderBy: { id: 'asc' },
     include: { messages: { select: { message: { select: { id: true, dateSent: true } } } } },
   });
   return rows.map(presentAttachment);
+}
+
+/** The attachments of `ids`, presented, with their owners' IDs. */
+export async function attachmentsByIds(
+  db: Db,
+  ids: number[],
+): Promise<
+  { ownerId: number; realmId: number; attachment: ReturnType<typeof presentAttachment> }[]
+> {
+  if (ids.length === 0) return [];
+  const rows = await db.attachment.findMany({
+    where: { id: { in: ids } },
+    orderBy: { id: 'asc' },
+    include: { messages: { select: { message: { select: { id: true, dateSent: true } } } } },
+  });
+  return rows.map((row) => ({
+    ownerId: row.ownerId,
+    realmId: row.realmId,
+    attachment: presentAttachment(row),
+  }));
 }
 
 /** Bytes used by all the uploads of the organization. */
@@ -55,20 +78,49 @@ export interface ServableAttachment {
  * or received a message linking to it, or (not being a guest) it is linked
  * from a message in a public channel of their organization. Undefined otherwise.
  */
-export async function readableAttachment(db: Db, user: Pick<User, 'id' | 'realmId' | 'role'>, pathId: string): Promise<ServableAttachment | undefined> {
+export async function readableAttachment(
+  db: Db,
+  user: Pick<User, 'id' | 'realmId' | 'role'>,
+  pathId: string,
+): Promise<ServableAttachment | undefined> {
+  const found = await attachmentForUser(db, user, pathId);
+  return found.readable ? found.attachment : undefined;
+}
+
+/**
+ * The attachment at `pathId` in `user`'s organization, if any, and whether
+ * they may download it (by the rules of readableAttachment).
+ */
+export async function attachmentForUser(
+  db: Db,
+  user: Pick<User, 'id' | 'realmId' | 'role'>,
+  pathId: string,
+): Promise<{ attachment?: ServableAttachment; readable: boolean }> {
   const row = await db.attachment.findUnique({ where: { pathId } });
-  if (!row || row.realmId !== user.realmId) return undefined;
-  const servable = { pathId: row.pathId, fileName: row.fileName, contentType: row.contentType };
-  if (row.ownerId === user.id) return servable;
+  if (!row || row.realmId !== user.realmId) return { readable: false };
+  const attachment = { pathId: row.pathId, fileName: row.fileName, contentType: row.contentType };
+  return { attachment, readable: await mayDownload(db, user, row) };
+}
+
+/** Whether `user` may download the attachment `row` of their organization. */
+async function mayDownload(
+  db: Db,
+  user: Pick<User, 'id' | 'realmId' | 'role'>,
+  row: { id: number; ownerId: number },
+): Promise<boolean> {
+  if (row.ownerId === user.id) return true;
   const received = await db.attachmentMessage.findFirst({
     where: { attachmentId: row.id, message: { userMessages: { some: { userId: user.id } } } },
     select: { messageId: true },
   });
-  if (received) return servable;
-  if (user.role === Role.GUEST) return undefined;
+  if (received) return true;
+  if (user.role === Role.GUEST) return false;
   const inPublic = await db.attachmentMessage.findFirst({
-    where: { attachmentId: row.id, message: { realmId: user.realmId, stream: { inviteOnly: false } } },
+    where: {
+      attachmentId: row.id,
+      message: { realmId: user.realmId, stream: { inviteOnly: false } },
+    },
     select: { messageId: true },
   });
-  return inPublic ? servable : undefined;
+  return Boolean(inPublic);
 }

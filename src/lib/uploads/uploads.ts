@@ -1,7 +1,7 @@
-// The store of uploaded files on disk: safe file names, new path ids, and
-// turning a path id back into a file that is certain to lie inside the store.
+// Uploaded files' names and path ids: safe file names, new path ids, and
+// recognising the path ids this server makes.
 import { randomBytes } from 'node:crypto';
-import { extname, relative, resolve, sep } from 'node:path';
+import { extname } from 'node:path';
 import { ApiError } from '../../errors';
 
 /** A file of a multipart request, as the body parser left it in a temporary location. */
@@ -39,22 +39,10 @@ export function newPathId(realmId: number, fileName: string): string {
 
 /** Whether `pathId` has the shape of one this server makes (and so no `..`, no absolute path). */
 export function isWellFormedPathId(pathId: string): boolean {
-  return /^\d+\/[0-9a-f]{24}\/[A-Za-z0-9_.-]+$/.test(pathId) && !pathId.split('/').some((part) => part === '.' || part === '..');
-}
-
-/** The file of `pathId` under `uploadsDir`, or undefined when it would fall outside the store. */
-export function storedFilePath(uploadsDir: string, pathId: string): string | undefined {
-  if (!isWellFormedPathId(pathId)) return undefined;
-  return inside(uploadsDir, pathId);
-}
-
-/** `uploadsDir` joined with `rest`, or undefined when the result would leave `uploadsDir`. */
-export function inside(uploadsDir: string, rest: string): string | undefined {
-  const root = resolve(uploadsDir);
-  const full = resolve(root, rest);
-  const rel = relative(root, full);
-  if (rel === '' || rel.startsWith('..') || rel.startsWith(sep) || resolve(root, rel) !== full) return undefined;
-  return full;
+  return (
+    /^\d+\/[0-9a-f]{24}\/[A-Za-z0-9_.-]+$/.test(pathId) &&
+    !pathId.split('/').some((part) => part === '.' || part === '..')
+  );
 }
 
 /** The refusal of a file over the size limit, in Zulip's words. */

@@ -56,6 +56,12 @@ export class Authenticator {
     private readonly broadcast: Broadcast = noBroadcast,
   ) {}
 
+  /** Whether `header` named a user lately (its answer is remembered). */
+  knows(header: string | undefined): boolean {
+    const hit = header === undefined ? undefined : this.cache.get(header);
+    return hit !== undefined && hit.expires > Date.now();
+  }
+
   /** The user the header names, or an ApiError (401 unless the scheme is wrong). */
   async authenticate(header: string | undefined): Promise<AuthUser> {
     const now = Date.now();
@@ -66,23 +72,53 @@ export class Authenticator {
     return auth;
   }
 
-  /** Checks the credentials of a header not seen lately against the database, and remembers them (under the header, which parseBasicAuth has found present). */
-  private async check(header: string | undefined, now: number): Promise<AuthUser> {
-    const { email, apiKey } = parseBasicAuth(header);
+  /** The cache key of an API key sent alone (in a webhook's query string), apart from every header. */
+  static apiKeyCacheKey(apiKey: string): string {
+    // A newline cannot occur in a header, so no Authorization header can name this entry.
+    return `\napi_key ${apiKey}`;
+  }
+
+  /**
+   * The user an API key sent alone names (integrations' webhook URLs carry
+   * `?api_key=...`): the same checks and messages as HTTP basic credentials,
+   * without an email address to match.
+   */
+  async authenticateApiKey(apiKey: string): Promise<AuthUser> {
+    const key = Authenticator.apiKeyCacheKey(apiKey.trim());
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    const auth = hit && hit.expires > now ? hit.auth : await this.check(key, now, apiKey.trim());
+    if (auth.realm.deactivated) throw unauthorized('This organization has been deactivated');
+    if (!auth.user.isActive) throw unauthorized('Account is deactivated');
+    return auth;
+  }
+
+  /**
+   * Checks credentials not seen lately against the database, and remembers
+   * them under `key` (the header, which parseBasicAuth has found present, or
+   * the cache key of an API key sent alone, given as `bareKey`).
+   */
+  private async check(key: string | undefined, now: number, bareKey?: string): Promise<AuthUser> {
+    const { email, apiKey } =
+      bareKey === undefined ? parseBasicAuth(key) : { email: undefined, apiKey: bareKey };
     if (!apiKeyFormat.test(apiKey)) throw unauthorized('Malformed API key');
     const drops = this.drops;
     const row = await this.db.read((db) =>
       db.user.findUnique({ where: { apiKey }, include: { realm: true } }),
     );
     // The key was found by an index; compare it again in constant time, with the email.
-    if (!row || !sameText(row.apiKey, apiKey) || row.emailLower !== email.toLowerCase()) {
+    if (
+      !row ||
+      !sameText(row.apiKey, apiKey) ||
+      (email !== undefined && row.emailLower !== email.toLowerCase())
+    ) {
       throw unauthorized('Invalid API key');
     }
     const { realm, ...user } = row;
     const auth = { user, realm };
     if (drops === this.drops) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(header!, { auth, expires: now + this.ttlMs });
+      this.cache.set(key!, { auth, expires: now + this.ttlMs });
     }
     return auth;
   }

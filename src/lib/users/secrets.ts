@@ -16,12 +16,24 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
-/** Whether `password` matches `passwordHash`; false for a missing or unreadable hash. */
+// The hash of a password nobody has, made with the same parameters as every
+// stored hash: checked in place of a missing one, so that a login takes the
+// same time whether or not the account exists (or has a password).
+const DUMMY_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$ac5iMP4l2qff4MxoZzvUrQ$tdPyq4Aj8hl5hyI9hbPtihvb8HjPIdKvumXCJDvMqnI';
+
+/**
+ * Whether `password` matches `passwordHash`; false for a missing or unreadable
+ * hash, after the time a real check takes (see DUMMY_HASH).
+ */
 export async function checkPassword(
-  passwordHash: string | null,
+  passwordHash: string | null | undefined,
   password: string,
 ): Promise<boolean> {
-  if (!passwordHash) return false;
+  if (!passwordHash) {
+    await verify(DUMMY_HASH, password).catch(() => false);
+    return false;
+  }
   try {
     return await verify(passwordHash, password);
   } catch {

@@ -2,6 +2,7 @@
 // hears about a change, which system groups a role belongs to, and the
 // anonymous group settings a user is a direct member of.
 import type { Db } from '../../db/client';
+import type { EventBody } from '../../events/queues';
 import { Role, SystemGroup, type SystemGroupName } from '../constants';
 import {
   readGroupSettingValues,
@@ -99,7 +100,7 @@ export async function anonymousSettingEvents(
 
 /** An event and who receives it. */
 export interface Addressed {
-  event: { type: string } & Record<string, unknown>;
+  event: EventBody;
   userIds: number[];
 }
 

@@ -13,14 +13,14 @@ export function presentUserStatus(
     status_text?: string;
     emoji_name?: string;
     emoji_code?: string;
-    reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji';
+    reaction_type?: 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
   } = {};
   if (!presenceEnabled) out.away = true;
   if (row?.statusText) out.status_text = row.statusText;
   if (row?.emojiName) {
     out.emoji_name = row.emojiName;
     out.emoji_code = row.emojiCode;
-    out.reaction_type = row.reactionType as 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji';
+    out.reaction_type = row.reactionType as 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';
   }
   return out;
 }

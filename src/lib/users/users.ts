@@ -68,6 +68,15 @@ export function avatarUrl(
   return `https://secure.gravatar.com/avatar/${digest}?d=identicon&version=${target.avatarVersion}`;
 }
 
+/** The larger (500-pixel) avatar address, for the user's own state; never null. */
+export function avatarUrlMedium(
+  target: Pick<User, 'email' | 'avatarSource' | 'avatarVersion' | 'id' | 'realmId'>,
+): string {
+  if (target.avatarSource === 'U')
+    return `/user_avatars/${target.realmId}/${target.id}-medium.png?version=${target.avatarVersion}`;
+  return `${avatarUrl(target, false, true)}&s=500`;
+}
+
 /** The user object of the API (Part 2.4), as `viewer` may see it. */
 export function presentUser(
   target: User,

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ScheduledMessage" ADD COLUMN "claimToken" TEXT,
+ADD COLUMN "claimedUntil" TIMESTAMP(3);

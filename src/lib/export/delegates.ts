@@ -1,0 +1,20 @@
+// Prisma's per-model query objects, reached by model name, for the code that
+// walks every table of an organization without naming each one.
+import type { Db } from '../../db/client';
+import type { Row } from './tables';
+
+/** The part of a Prisma model delegate the export and import use. */
+export interface TableDelegate {
+  findMany(args: object): Promise<Row[]>;
+  count(args: object): Promise<number>;
+  createMany(args: { data: Row[] }): Promise<unknown>;
+  aggregate(args: object): Promise<{ _max: { id: number | null } }>;
+}
+
+/** The delegate of `model` (`UserMessage` is `db.userMessage`). */
+export function delegateOf(db: Db, model: string): TableDelegate {
+  const name = model[0].toLowerCase() + model.slice(1);
+  const delegate = (db as unknown as Record<string, TableDelegate | undefined>)[name];
+  if (!delegate) throw new Error(`no Prisma model ${model}`);
+  return delegate;
+}

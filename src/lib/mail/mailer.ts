@@ -1,0 +1,25 @@
+// Outgoing mail: one interface over the two ways a mail leaves the server,
+// chosen at start-up. With SMTP_URL set, mail goes to that SMTP server
+// (smtp-mailer.ts); without it, each mail is kept in the database's outbox and
+// logged (outbox.ts), for `npm run manage -- outbox` to show, so that a
+// single-machine setup and the tests can read invitation links.
+
+/** One mail to send. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  /** The plain-text body. */
+  text: string;
+  /** The HTML body. */
+  html: string;
+}
+
+/** Sends mail. */
+export interface Mailer {
+  /** `smtp` or `outbox`, for logs. */
+  readonly kind: 'smtp' | 'outbox';
+  /** Sends (or keeps) one mail; rejects when the SMTP server refuses it. */
+  send(mail: OutgoingMail): Promise<void>;
+  /** Releases connections; the mailer is not used afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,160 @@
+// SIGTERM to one of two server processes under load loses nothing: while a
+// steady stream of messages is sent through both, the stopping process stops
+// accepting connections (senders then reach the other), finishes the sends in
+// flight, and answers its waiting long-polls at once, so that clients poll
+// again through the survivor. Every send is acknowledged, and every message
+// reaches every recipient's queue exactly once.
+// Runs on the PostgreSQL run when TEST_REDIS_URL is set.
+import { usesRedis } from './support/redis';
+import type { ApiClient, Cast } from './support/server';
+import { TestCluster, type ChildServer } from './support/cluster';
+
+const describeCluster = usesRedis() ? describe : describe.skip;
+
+/** Whether `error` is a refused connection: the request never reached a server. */
+function refused(error: unknown): boolean {
+  return (error as { code?: string }).code === 'ECONNREFUSED';
+}
+
+describeCluster('SIGTERM to one of two processes under load', () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+  let victim: ChildServer;
+  let survivor: ApiClient;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(1);
+    survivor = cluster.servers[0];
+    cast = await cluster.servers[0].createCast();
+    victim = await cluster.spawn();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  test('every send is acknowledged and every event delivered once, through the survivor', async () => {
+    const recipients = [cast.member, cast.member2];
+    const failures: string[] = [];
+
+    // Each recipient long-polls on the process about to stop, and moves to
+    // the survivor once that one refuses connections.
+    let stopPolling = false;
+    const receivedBy = recipients.map((): number[] => []);
+    const queueIds: string[] = [];
+    for (const user of recipients) {
+      const registered = await victim.call('POST', '/register', {
+        as: user,
+        params: { event_types: ['message'] },
+      });
+      expect(registered.status).toBe(200);
+      queueIds.push(registered.body.queue_id);
+    }
+    const pollers = recipients.map(async (user, i) => {
+      const queueId = queueIds[i];
+      let on: ApiClient = victim;
+      let lastEventId = -1;
+      const received = receivedBy[i];
+      let pollsOnVictim = 0;
+      while (!stopPolling) {
+        let res;
+        try {
+          res = await on.call('GET', '/events', {
+            as: user,
+            params: { queue_id: queueId, last_event_id: lastEventId },
+          });
+        } catch (error) {
+          if (on === victim && refused(error)) {
+            on = survivor;
+            continue;
+          }
+          failures.push(`poll: ${String(error)}`);
+          break;
+        }
+        if (on === victim) pollsOnVictim++;
+        if (res.status !== 200) {
+          failures.push(`poll answered ${res.status}: ${JSON.stringify(res.body)}`);
+          break;
+        }
+        for (const event of res.body.events as {
+          id: number;
+          type: string;
+          message?: { id: number };
+        }[]) {
+          lastEventId = Math.max(lastEventId, event.id);
+          if (event.type === 'message') received.push(event.message!.id);
+        }
+      }
+      return { received, pollsOnVictim, endedOn: on };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Senders alternate between the two processes, one new connection per
+    // message (as a load balancer opens them); a refused connection was never
+    // accepted and is sent again to the survivor.
+    const sent: number[] = [];
+    const answeredBy = { victim: 0, survivor: 0 };
+    let stopSending = false;
+    let n = 0;
+    const senders = Array.from({ length: 4 }, async () => {
+      while (!stopSending) {
+        const content = `steady ${n++}`;
+        let target: ApiClient = n % 2 === 0 ? victim : survivor;
+        for (;;) {
+          try {
+            const res = await target.call('POST', '/messages', {
+              as: cast.owner,
+              params: {
+                type: 'direct',
+                to: JSON.stringify(recipients.map((u) => u.id)),
+                content,
+              },
+              headers: { connection: 'close' },
+            });
+            if (res.status === 200) {
+              sent.push(res.body.id);
+              answeredBy[target === victim ? 'victim' : 'survivor']++;
+            } else failures.push(`send answered ${res.status}: ${JSON.stringify(res.body)}`);
+            break;
+          } catch (error) {
+            if (target === victim && refused(error)) {
+              target = survivor;
+              continue;
+            }
+            failures.push(`send: ${String(error)}`);
+            break;
+          }
+        }
+      }
+    });
+
+    // SIGTERM once each process has answered a few sends.
+    const warm = Date.now() + 20_000;
+    while ((answeredBy.victim < 5 || answeredBy.survivor < 5) && Date.now() < warm)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const victimAnsweredBefore = answeredBy.victim;
+    victim.kill('SIGTERM');
+    expect(await victim.exited).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    stopSending = true;
+    await Promise.all(senders);
+
+    // Every message reaches both queues; a moment more would show a message
+    // arriving twice; then the pollers stop.
+    const deadline = Date.now() + 15_000;
+    while (receivedBy.some((r) => r.length < sent.length) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    stopPolling = true;
+    const everyone = await Promise.all(pollers);
+
+    expect(failures).toEqual([]);
+    expect(victimAnsweredBefore).toBeGreaterThanOrEqual(5);
+    expect(answeredBy.survivor).toBeGreaterThanOrEqual(5);
+    const expected = [...sent].sort((a, b) => a - b);
+    expect(new Set(sent).size).toBe(sent.length);
+    for (const { received, pollsOnVictim, endedOn } of everyone) {
+      expect(pollsOnVictim).toBeGreaterThan(0);
+      expect(endedOn).toBe(survivor);
+      // Once each: no message missing, none twice.
+      expect([...received].sort((a, b) => a - b)).toEqual(expected);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,81 @@
+// Validates events against their own schemas in openapi.yaml. GET /events is
+// checked as a whole against the contract too, but a oneOf of every event
+// says little when it fails; here each event is checked against the
+// schema(s) of its `type` and `op`, and a failure names the event, the
+// schema and what is wrong. test/support/server.ts runs it on every GET
+// /events a test makes; tests that read events another way call checkEvents.
+import { readFileSync } from 'node:fs';
+import Ajv, { type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+import { specPath } from '../../src/http/spec';
+
+interface EventSchema {
+  name: string;
+  type: string;
+  op: string | undefined;
+  validate: ValidateFunction;
+}
+
+let schemas: EventSchema[] | undefined;
+
+/** The event schemas of openapi.yaml (the branches of `Event`), compiled once. */
+function eventSchemas(): EventSchema[] {
+  if (schemas) return schemas;
+  const spec = parse(readFileSync(specPath, 'utf8')) as {
+    components: { schemas: Record<string, Record<string, any>> };
+  };
+  // The same options as the server's validators (src/http/spec.ts), with every error reported.
+  const ajv = new Ajv({
+    strict: false,
+    strictNumbers: true,
+    allErrors: true,
+    validateFormats: false,
+  });
+  ajv.addSchema({ components: spec.components }, 'openapi');
+  const branches = spec.components.schemas.Event.oneOf as { $ref: string }[];
+  schemas = branches.map(({ $ref }) => {
+    const name = $ref.split('/').pop()!;
+    const properties = spec.components.schemas[name].properties;
+    return {
+      name,
+      type: properties.type.enum[0],
+      op: properties.op?.enum[0],
+      validate: ajv.getSchema(`openapi${$ref}`)!,
+    };
+  });
+  return schemas;
+}
+
+/**
+ * Throws, naming the event and the problem, unless every event matches a
+ * schema of its type (and op) in openapi.yaml.
+ */
+export function checkEvents(events: unknown[]): void {
+  for (const event of events) {
+    const { type, op } = (event ?? {}) as { type?: unknown; op?: unknown };
+    const candidates = eventSchemas().filter(
+      (s) => s.type === type && (s.op === undefined || s.op === op),
+    );
+    const shown = JSON.stringify(event).slice(0, 2000);
+    if (candidates.length === 0)
+      throw new Error(
+        `event of type ${JSON.stringify(type)}${op === undefined ? '' : ` and op ${JSON.stringify(op)}`} has no schema in openapi.yaml (add one to Event's oneOf): ${shown}`,
+      );
+    if (candidates.some((s) => s.validate(event))) continue;
+    const problems = candidates
+      .map((s) => {
+        s.validate(event);
+        const errors = (s.validate.errors ?? [])
+          .map(
+            (e) =>
+              `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+          )
+          .join('; ');
+        return `${s.name}: ${errors}`;
+      })
+      .join('\n  ');
+    throw new Error(
+      `event does not match its schema in openapi.yaml:\n  ${problems}\nevent: ${shown}`,
+    );
+  }
+}
