@@ -28,4 +28,6 @@ if (process.env.TEST_POSTGRES_URL) {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');
 }
 
-module.exports = { projects, testTimeout: 30000 };
+// Most of a test's time is spent waiting on a server process or a database,
+// so two workers keep both cores busy even on a two-core machine.
+module.exports = { projects, testTimeout: 30000, maxWorkers: 2 };
