@@ -985,7 +985,27 @@ export interface paths {
         delete: operations["delete-custom-profile-field"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a custom profile field
+         * @description Lets an organization administrator change a custom profile field: its
+         *     label, hint, `field_data`, and whether it is shown in profile
+         *     summaries, required, and editable by users. Only what is sent changes;
+         *     the field's type never does. Everyone in the organization receives a
+         *     `custom_profile_fields` event with all the fields. When options of a
+         *     list-of-options field are removed, users who had chosen one of them
+         *     lose their value, each announced as a `realm_user` update with a
+         *     `null` value.
+         *
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     administrator") for users below administrator. Refused with
+         *     `BAD_REQUEST` when the organization has no field with this ID
+         *     ("Field id 99 not found."), when the label is empty or another field
+         *     has it, when `field_data` does not suit the field's type, when a
+         *     third field would be shown in profile summaries, and when the label
+         *     of an external account field of a built-in subtype is changed
+         *     ("Default custom field cannot be updated.").
+         */
+        patch: operations["update-custom-profile-field"];
         trace?: never;
     };
     "/realm/emoji": {
@@ -1611,6 +1631,39 @@ export interface paths {
          *     updates what others see of the user.
          */
         patch: operations["update-settings"];
+        trace?: never;
+    };
+    "/realm/user_settings_defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the defaults for new users' settings
+         * @description Lets an organization administrator choose the personal settings that
+         *     accounts created from now on start with: any setting of `user_settings`
+         *     in `POST /register` except `timezone`. Existing accounts keep their
+         *     settings. The current defaults are `realm_user_settings_defaults` in
+         *     `POST /register`. Feature level 95.
+         *
+         *     Only the settings sent change; each changed default goes to everyone
+         *     in the organization as a `realm_user_settings_defaults` event of op
+         *     `update` with `property` and `value`. Values are checked as those of
+         *     `PATCH /settings`, and the whole request is refused, changing nothing,
+         *     with `BAD_REQUEST` when one is not valid. Users below administrator are
+         *     refused with `UNAUTHORIZED_PRINCIPAL`. Parameters the endpoint does not
+         *     know, `full_name` and `timezone` among them, are named in
+         *     `ignored_parameters_unsupported`.
+         */
+        patch: operations["update-realm-user-settings-defaults"];
         trace?: never;
     };
     "/realm": {
@@ -3813,7 +3866,7 @@ export interface components {
         /** @description An event's position in its queue: increasing, not necessarily consecutive. */
         EventId: number;
         /** @description One event of a queue: `type` (and for most types `op`) says what happened, and selects one of the schemas below. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
         /** @description Sent to a waiting poll when nothing else happened for a while, so that the client knows its queue is alive. */
         HeartbeatEvent: {
             id: components["schemas"]["EventId"];
@@ -4654,6 +4707,290 @@ export interface components {
             presence: {
                 [key: string]: components["schemas"]["LegacyPresenceClient"];
             };
+        };
+        /**
+         * @description The personal settings of `user_settings` in `POST /register` that a
+         *     request may change, each optional: those of the user with
+         *     `PATCH /settings`, and the organization's defaults for new users with
+         *     `PATCH /realm/user_settings_defaults`.
+         */
+        PersonalSettings: {
+            /** @description Whether times are shown in 24-hour notation. */
+            twenty_four_hour_time?: boolean;
+            /**
+             * Format: int32
+             * @description The color theme: 1 follows the device, 2 dark, 3 light.
+             * @enum {integer}
+             */
+            color_scheme?: 1 | 2 | 3;
+            /**
+             * @description The language of the interface and of emails to the user: a code the
+             *     server has translations for (`en`, `de`, `pt_BR`, `zh_Hans`, ...);
+             *     another value is refused with `Invalid default_language`.
+             *     The `user_settings` event for it carries the language's name in
+             *     `language_name`.
+             */
+            default_language?: string;
+            /**
+             * @description The view the web app opens on: `recent_topics`, `inbox` or
+             *     `all_messages` (the combined feed). Feature level 219.
+             * @enum {string}
+             */
+            web_home_view?: "recent_topics" | "inbox" | "all_messages";
+            /** @description Whether pressing Escape in the web app leads to the home view. Feature level 219. */
+            web_escape_navigates_to_home_view?: boolean;
+            /**
+             * Format: int32
+             * @description Whether channels without recent traffic are demoted in the left sidebar:
+             *     1 automatically (with many channels), 2 always, 3 never.
+             * @enum {integer}
+             */
+            demote_inactive_streams?: 1 | 2 | 3;
+            /**
+             * @description How emoji are drawn: `google`, `google-blob`, `twitter`, or `text`
+             *     (their names as text).
+             * @enum {string}
+             */
+            emojiset?: "google" | "google-blob" | "twitter" | "text";
+            /**
+             * @description Whether drafts are stored on the server. Turning it off deletes the
+             *     drafts stored there (without events). Feature level 87.
+             */
+            enable_drafts_synchronization?: boolean;
+            /**
+             * @description Whether pressing Enter sends the message being composed (or saves an
+             *     edit). Feature level 81.
+             */
+            enter_sends?: boolean;
+            /** @description Whether the web app's middle column takes the full width of wide screens. */
+            fluid_layout_width?: boolean;
+            /** @description Reserved for a design that helps visually impaired users. */
+            high_contrast_mode?: boolean;
+            /** @description Whether the user list sits in the left sidebar on narrow windows. */
+            left_side_userlist?: boolean;
+            /** @description Whether clients show how many messages are starred. */
+            starred_message_counts?: boolean;
+            /** @description Whether emoticons such as `:)` in messages the user sends become emoji. */
+            translate_emoticons?: boolean;
+            /**
+             * @description Whether reactions show the names of those who reacted (when few did)
+             *     rather than a count. Feature level 125.
+             */
+            display_emoji_reaction_users?: boolean;
+            /**
+             * Format: int32
+             * @description Whether scrolling through messages in the web app marks them read:
+             *     1 always, 2 only in conversation views, 3 never. Feature level 175.
+             * @enum {integer}
+             */
+            web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+            /**
+             * Format: int32
+             * @description Where a click on a channel leads in the web app: 1 its top topic,
+             *     2 the channel's feed, 3 its list of topics, 4 its top unread topic.
+             *     Feature level 269.
+             * @enum {integer}
+             */
+            web_channel_default_view?: 1 | 2 | 3 | 4;
+            /**
+             * Format: int32
+             * @description The web app's font size, in pixels. Feature level 245.
+             */
+            web_font_size_px?: number;
+            /**
+             * Format: int32
+             * @description The web app's line height, in percent of the font size (140 is a
+             *     line height of 1.4). Feature level 245.
+             */
+            web_line_height_percent?: number;
+            /**
+             * Format: int32
+             * @description How the right sidebar lists users: 1 compact, 2 with their status,
+             *     3 with avatar and status. Feature level 141.
+             * @enum {integer}
+             */
+            user_list_style?: 1 | 2 | 3;
+            /**
+             * @description When animated image previews play in the web app: `always`,
+             *     `on_hover` or `never`. Feature level 275.
+             * @enum {string}
+             */
+            web_animate_image_previews?: "always" | "on_hover" | "never";
+            /**
+             * Format: int32
+             * @description Which channels show an unread count in the left sidebar (the others a
+             *     dot): 1 all, 2 unmuted channels and topics, 3 none. Feature level 210.
+             * @enum {integer}
+             */
+            web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+            /**
+             * @description Whether the web app shows the conversation a message was just sent to.
+             *     Feature level 268.
+             */
+            web_navigate_to_sent_message?: boolean;
+            /**
+             * @description Whether the web app offers to update the profile time zone when it
+             *     differs from the device's. Feature level 329.
+             */
+            web_suggest_update_timezone?: boolean;
+            /**
+             * @description Whether the left sidebar sums up unread messages per section.
+             *     Feature level 398.
+             */
+            web_left_sidebar_unreads_count_summary?: boolean;
+            /**
+             * @description Whether the left sidebar groups channels by their folders.
+             *     Feature level 411.
+             */
+            web_left_sidebar_show_channel_folders?: boolean;
+            /**
+             * @description Whether clients hide AI features such as topic summaries.
+             *     Feature level 350.
+             */
+            hide_ai_features?: boolean;
+            /**
+             * @description Which notices of a topic being resolved are marked read on arrival:
+             *     `always`, `except_followed` (unless the user follows the topic) or
+             *     `never`. Feature level 385.
+             * @enum {string}
+             */
+            resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+            /** @description Desktop notifications for channel messages. */
+            enable_stream_desktop_notifications?: boolean;
+            /** @description Email notifications for channel messages. */
+            enable_stream_email_notifications?: boolean;
+            /** @description Mobile notifications for channel messages. */
+            enable_stream_push_notifications?: boolean;
+            /** @description Audible desktop notifications for channel messages. */
+            enable_stream_audible_notifications?: boolean;
+            /**
+             * @description The sound of audible notifications: one of
+             *     `available_notification_sounds` of `POST /register`, or `none`;
+             *     another value is refused with `Invalid notification sound 'NAME'`.
+             */
+            notification_sound?: string;
+            /** @description Desktop notifications for direct messages and mentions. */
+            enable_desktop_notifications?: boolean;
+            /** @description Audible desktop notifications for direct messages and mentions. */
+            enable_sounds?: boolean;
+            /**
+             * Format: int32
+             * @description How long the server waits to gather notification emails into one,
+             *     in seconds: 1 to 604800 (a week); another value is refused with
+             *     `Invalid email batching period: N seconds`. Feature level 82.
+             */
+            email_notifications_batching_period_seconds?: number;
+            /** @description Email notifications for direct messages and mentions while offline. */
+            enable_offline_email_notifications?: boolean;
+            /** @description Mobile notifications for direct messages and mentions while offline. */
+            enable_offline_push_notifications?: boolean;
+            /** @description Mobile notifications for direct messages and mentions while online. */
+            enable_online_push_notifications?: boolean;
+            /** @description Desktop notifications for messages in followed topics. Feature level 189. */
+            enable_followed_topic_desktop_notifications?: boolean;
+            /** @description Email notifications for messages in followed topics. Feature level 189. */
+            enable_followed_topic_email_notifications?: boolean;
+            /** @description Mobile notifications for messages in followed topics. Feature level 189. */
+            enable_followed_topic_push_notifications?: boolean;
+            /**
+             * @description Audible desktop notifications for messages in followed topics.
+             *     Feature level 189.
+             */
+            enable_followed_topic_audible_notifications?: boolean;
+            /**
+             * @description Whether wildcard mentions (`@**all**`) in followed topics notify like a
+             *     personal mention. Feature level 189.
+             */
+            enable_followed_topic_wildcard_mentions_notify?: boolean;
+            /** @description Digest emails of what happened while the user was away. */
+            enable_digest_emails?: boolean;
+            /** @description Marketing emails (sent by no server but Zulip Cloud). */
+            enable_marketing_emails?: boolean;
+            /** @description An email on each new login to the account. */
+            enable_login_emails?: boolean;
+            /** @description Whether notification emails include the message itself. */
+            message_content_in_email_notifications?: boolean;
+            /** @description Whether desktop notifications show the content of direct messages. */
+            pm_content_in_desktop_notifications?: boolean;
+            /** @description Whether wildcard mentions (`@**all**`) notify like a personal mention. */
+            wildcard_mentions_notify?: boolean;
+            /**
+             * Format: int32
+             * @description What the unread badge of the desktop app and browser tab counts:
+             *     1 all unread messages, 2 direct messages, mentions and followed topics,
+             *     3 direct messages and mentions, 4 nothing (no badge).
+             * @enum {integer}
+             */
+            desktop_icon_count_display?: 1 | 2 | 3 | 4;
+            /**
+             * Format: int32
+             * @description Whether notification email subjects name the organization:
+             *     1 automatically (when the user has accounts in several), 2 always,
+             *     3 never. Feature level 168.
+             * @enum {integer}
+             */
+            realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+            /**
+             * Format: int32
+             * @description Which topics the user follows automatically: 1 those they take part
+             *     in, 2 those they send a message to, 3 those they start, 4 none.
+             *     Feature level 214.
+             * @enum {integer}
+             */
+            automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+            /**
+             * Format: int32
+             * @description Which topics of muted channels are unmuted automatically, with the same
+             *     choices as `automatically_follow_topics_policy`. Feature level 214.
+             * @enum {integer}
+             */
+            automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+            /**
+             * @description Whether topics where the user is mentioned are followed automatically.
+             *     Feature level 235.
+             */
+            automatically_follow_topics_where_mentioned?: boolean;
+            /** @description Whether others may see when the user is online (off is invisible mode). */
+            presence_enabled?: boolean;
+            /**
+             * @description Whether typing notices are sent while composing direct messages.
+             *     Feature level 105.
+             */
+            send_private_typing_notifications?: boolean;
+            /**
+             * @description Whether typing notices are sent while composing channel messages.
+             *     Feature level 105.
+             */
+            send_stream_typing_notifications?: boolean;
+            /** @description Whether others may see that the user has read messages. Feature level 105. */
+            send_read_receipts?: boolean;
+            /** @description Whether the user is sent other users' typing notices. Feature level 253. */
+            receives_typing_notifications?: boolean;
+            /**
+             * @description Whether organization administrators may export the user's private data.
+             *     Feature level 293.
+             */
+            allow_private_data_export?: boolean;
+            /**
+             * Format: int32
+             * @description Who may see the user's real email address: 1 everyone, 2 members,
+             *     3 administrators, 4 nobody, 5 moderators. Feature level 163 (before
+             *     it, an organization setting).
+             * @enum {integer}
+             */
+            email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+        };
+        /** @description One of the organization's defaults for new accounts' settings changed. */
+        RealmUserSettingsDefaultsUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm_user_settings_defaults";
+            /** @enum {string} */
+            op: "update";
+            /** @description The setting, as named in `realm_user_settings_defaults` of POST /register. */
+            property: string;
+            /** @description Its new default. */
+            value: boolean | number | string;
         };
         /** @description One of the user's own settings changed. */
         UserSettingsUpdateEvent: {
@@ -7395,6 +7732,35 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["CreateCustomProfileFieldRequest"]["content"]["application/json"]["schema"];
             };
         };
+        UpdateCustomProfileFieldRequest: {
+            content: {
+                "application/json": {
+                    /** @description The field's new label, unique in the organization. */
+                    name?: string;
+                    /** @description The new help text shown when users fill in the field. */
+                    hint?: string;
+                    /**
+                     * @description The field's new configuration, as for `POST /realm/profile_fields`:
+                     *     for lists of options, all the options, each key mapping to
+                     *     `{text, order}`; for external accounts, `{subtype}` (and
+                     *     `url_pattern` for a custom subtype).
+                     */
+                    field_data?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description Whether to show the field in profile summaries. At most two fields
+                     *     may; long text and person fields may not. Feature level 146.
+                     */
+                    display_in_profile_summary?: boolean;
+                    /** @description Whether every user is expected to fill in the field. Feature level 244. */
+                    required?: boolean;
+                    /** @description Whether users may edit their own value. Feature level 296. */
+                    editable_by_user?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateCustomProfileFieldRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         UploadCustomEmojiRequest: {
             content: {
                 "multipart/form-data": {
@@ -7417,6 +7783,12 @@ export interface components {
                 };
             };
         };
+        UpdateRealmUserSettingsDefaultsRequest: {
+            content: {
+                "application/json": components["schemas"]["PersonalSettings"];
+                "application/x-www-form-urlencoded": components["schemas"]["PersonalSettings"];
+            };
+        };
         UpdateSettingsRequest: {
             content: {
                 "application/json": {
@@ -7425,63 +7797,6 @@ export interface components {
                      *     removed (refused with `Name too short!` when empty).
                      */
                     full_name?: string;
-                    /** @description Whether times are shown in 24-hour notation. */
-                    twenty_four_hour_time?: boolean;
-                    /**
-                     * Format: int32
-                     * @description The color theme: 1 follows the device, 2 dark, 3 light.
-                     * @enum {integer}
-                     */
-                    color_scheme?: 1 | 2 | 3;
-                    /**
-                     * @description The language of the interface and of emails to the user: a code the
-                     *     server has translations for (`en`, `de`, `pt_BR`, `zh_Hans`, ...);
-                     *     another value is refused with `Invalid default_language`.
-                     *     The `user_settings` event for it carries the language's name in
-                     *     `language_name`.
-                     */
-                    default_language?: string;
-                    /**
-                     * @description The view the web app opens on: `recent_topics`, `inbox` or
-                     *     `all_messages` (the combined feed). Feature level 219.
-                     * @enum {string}
-                     */
-                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
-                    /** @description Whether pressing Escape in the web app leads to the home view. Feature level 219. */
-                    web_escape_navigates_to_home_view?: boolean;
-                    /**
-                     * Format: int32
-                     * @description Whether channels without recent traffic are demoted in the left sidebar:
-                     *     1 automatically (with many channels), 2 always, 3 never.
-                     * @enum {integer}
-                     */
-                    demote_inactive_streams?: 1 | 2 | 3;
-                    /**
-                     * @description How emoji are drawn: `google`, `google-blob`, `twitter`, or `text`
-                     *     (their names as text).
-                     * @enum {string}
-                     */
-                    emojiset?: "google" | "google-blob" | "twitter" | "text";
-                    /**
-                     * @description Whether drafts are stored on the server. Turning it off deletes the
-                     *     drafts stored there (without events). Feature level 87.
-                     */
-                    enable_drafts_synchronization?: boolean;
-                    /**
-                     * @description Whether pressing Enter sends the message being composed (or saves an
-                     *     edit). Feature level 81.
-                     */
-                    enter_sends?: boolean;
-                    /** @description Whether the web app's middle column takes the full width of wide screens. */
-                    fluid_layout_width?: boolean;
-                    /** @description Reserved for a design that helps visually impaired users. */
-                    high_contrast_mode?: boolean;
-                    /** @description Whether the user list sits in the left sidebar on narrow windows. */
-                    left_side_userlist?: boolean;
-                    /** @description Whether clients show how many messages are starred. */
-                    starred_message_counts?: boolean;
-                    /** @description Whether emoticons such as `:)` in messages the user sends become emoji. */
-                    translate_emoticons?: boolean;
                     /**
                      * @description The user's IANA time zone (`Europe/Berlin`), shown to others as their
                      *     local time; another value is refused with
@@ -7489,214 +7804,7 @@ export interface components {
                      *     gets a `realm_user` update with the new zone.
                      */
                     timezone?: string;
-                    /**
-                     * @description Whether reactions show the names of those who reacted (when few did)
-                     *     rather than a count. Feature level 125.
-                     */
-                    display_emoji_reaction_users?: boolean;
-                    /**
-                     * Format: int32
-                     * @description Whether scrolling through messages in the web app marks them read:
-                     *     1 always, 2 only in conversation views, 3 never. Feature level 175.
-                     * @enum {integer}
-                     */
-                    web_mark_read_on_scroll_policy?: 1 | 2 | 3;
-                    /**
-                     * Format: int32
-                     * @description Where a click on a channel leads in the web app: 1 its top topic,
-                     *     2 the channel's feed, 3 its list of topics, 4 its top unread topic.
-                     *     Feature level 269.
-                     * @enum {integer}
-                     */
-                    web_channel_default_view?: 1 | 2 | 3 | 4;
-                    /**
-                     * Format: int32
-                     * @description The web app's font size, in pixels. Feature level 245.
-                     */
-                    web_font_size_px?: number;
-                    /**
-                     * Format: int32
-                     * @description The web app's line height, in percent of the font size (140 is a
-                     *     line height of 1.4). Feature level 245.
-                     */
-                    web_line_height_percent?: number;
-                    /**
-                     * Format: int32
-                     * @description How the right sidebar lists users: 1 compact, 2 with their status,
-                     *     3 with avatar and status. Feature level 141.
-                     * @enum {integer}
-                     */
-                    user_list_style?: 1 | 2 | 3;
-                    /**
-                     * @description When animated image previews play in the web app: `always`,
-                     *     `on_hover` or `never`. Feature level 275.
-                     * @enum {string}
-                     */
-                    web_animate_image_previews?: "always" | "on_hover" | "never";
-                    /**
-                     * Format: int32
-                     * @description Which channels show an unread count in the left sidebar (the others a
-                     *     dot): 1 all, 2 unmuted channels and topics, 3 none. Feature level 210.
-                     * @enum {integer}
-                     */
-                    web_stream_unreads_count_display_policy?: 1 | 2 | 3;
-                    /**
-                     * @description Whether the web app shows the conversation a message was just sent to.
-                     *     Feature level 268.
-                     */
-                    web_navigate_to_sent_message?: boolean;
-                    /**
-                     * @description Whether the web app offers to update the profile time zone when it
-                     *     differs from the device's. Feature level 329.
-                     */
-                    web_suggest_update_timezone?: boolean;
-                    /**
-                     * @description Whether the left sidebar sums up unread messages per section.
-                     *     Feature level 398.
-                     */
-                    web_left_sidebar_unreads_count_summary?: boolean;
-                    /**
-                     * @description Whether the left sidebar groups channels by their folders.
-                     *     Feature level 411.
-                     */
-                    web_left_sidebar_show_channel_folders?: boolean;
-                    /**
-                     * @description Whether clients hide AI features such as topic summaries.
-                     *     Feature level 350.
-                     */
-                    hide_ai_features?: boolean;
-                    /**
-                     * @description Which notices of a topic being resolved are marked read on arrival:
-                     *     `always`, `except_followed` (unless the user follows the topic) or
-                     *     `never`. Feature level 385.
-                     * @enum {string}
-                     */
-                    resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
-                    /** @description Desktop notifications for channel messages. */
-                    enable_stream_desktop_notifications?: boolean;
-                    /** @description Email notifications for channel messages. */
-                    enable_stream_email_notifications?: boolean;
-                    /** @description Mobile notifications for channel messages. */
-                    enable_stream_push_notifications?: boolean;
-                    /** @description Audible desktop notifications for channel messages. */
-                    enable_stream_audible_notifications?: boolean;
-                    /**
-                     * @description The sound of audible notifications: one of
-                     *     `available_notification_sounds` of `POST /register`, or `none`;
-                     *     another value is refused with `Invalid notification sound 'NAME'`.
-                     */
-                    notification_sound?: string;
-                    /** @description Desktop notifications for direct messages and mentions. */
-                    enable_desktop_notifications?: boolean;
-                    /** @description Audible desktop notifications for direct messages and mentions. */
-                    enable_sounds?: boolean;
-                    /**
-                     * Format: int32
-                     * @description How long the server waits to gather notification emails into one,
-                     *     in seconds: 1 to 604800 (a week); another value is refused with
-                     *     `Invalid email batching period: N seconds`. Feature level 82.
-                     */
-                    email_notifications_batching_period_seconds?: number;
-                    /** @description Email notifications for direct messages and mentions while offline. */
-                    enable_offline_email_notifications?: boolean;
-                    /** @description Mobile notifications for direct messages and mentions while offline. */
-                    enable_offline_push_notifications?: boolean;
-                    /** @description Mobile notifications for direct messages and mentions while online. */
-                    enable_online_push_notifications?: boolean;
-                    /** @description Desktop notifications for messages in followed topics. Feature level 189. */
-                    enable_followed_topic_desktop_notifications?: boolean;
-                    /** @description Email notifications for messages in followed topics. Feature level 189. */
-                    enable_followed_topic_email_notifications?: boolean;
-                    /** @description Mobile notifications for messages in followed topics. Feature level 189. */
-                    enable_followed_topic_push_notifications?: boolean;
-                    /**
-                     * @description Audible desktop notifications for messages in followed topics.
-                     *     Feature level 189.
-                     */
-                    enable_followed_topic_audible_notifications?: boolean;
-                    /**
-                     * @description Whether wildcard mentions (`@**all**`) in followed topics notify like a
-                     *     personal mention. Feature level 189.
-                     */
-                    enable_followed_topic_wildcard_mentions_notify?: boolean;
-                    /** @description Digest emails of what happened while the user was away. */
-                    enable_digest_emails?: boolean;
-                    /** @description Marketing emails (sent by no server but Zulip Cloud). */
-                    enable_marketing_emails?: boolean;
-                    /** @description An email on each new login to the account. */
-                    enable_login_emails?: boolean;
-                    /** @description Whether notification emails include the message itself. */
-                    message_content_in_email_notifications?: boolean;
-                    /** @description Whether desktop notifications show the content of direct messages. */
-                    pm_content_in_desktop_notifications?: boolean;
-                    /** @description Whether wildcard mentions (`@**all**`) notify like a personal mention. */
-                    wildcard_mentions_notify?: boolean;
-                    /**
-                     * Format: int32
-                     * @description What the unread badge of the desktop app and browser tab counts:
-                     *     1 all unread messages, 2 direct messages, mentions and followed topics,
-                     *     3 direct messages and mentions, 4 nothing (no badge).
-                     * @enum {integer}
-                     */
-                    desktop_icon_count_display?: 1 | 2 | 3 | 4;
-                    /**
-                     * Format: int32
-                     * @description Whether notification email subjects name the organization:
-                     *     1 automatically (when the user has accounts in several), 2 always,
-                     *     3 never. Feature level 168.
-                     * @enum {integer}
-                     */
-                    realm_name_in_email_notifications_policy?: 1 | 2 | 3;
-                    /**
-                     * Format: int32
-                     * @description Which topics the user follows automatically: 1 those they take part
-                     *     in, 2 those they send a message to, 3 those they start, 4 none.
-                     *     Feature level 214.
-                     * @enum {integer}
-                     */
-                    automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
-                    /**
-                     * Format: int32
-                     * @description Which topics of muted channels are unmuted automatically, with the same
-                     *     choices as `automatically_follow_topics_policy`. Feature level 214.
-                     * @enum {integer}
-                     */
-                    automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
-                    /**
-                     * @description Whether topics where the user is mentioned are followed automatically.
-                     *     Feature level 235.
-                     */
-                    automatically_follow_topics_where_mentioned?: boolean;
-                    /** @description Whether others may see when the user is online (off is invisible mode). */
-                    presence_enabled?: boolean;
-                    /**
-                     * @description Whether typing notices are sent while composing direct messages.
-                     *     Feature level 105.
-                     */
-                    send_private_typing_notifications?: boolean;
-                    /**
-                     * @description Whether typing notices are sent while composing channel messages.
-                     *     Feature level 105.
-                     */
-                    send_stream_typing_notifications?: boolean;
-                    /** @description Whether others may see that the user has read messages. Feature level 105. */
-                    send_read_receipts?: boolean;
-                    /** @description Whether the user is sent other users' typing notices. Feature level 253. */
-                    receives_typing_notifications?: boolean;
-                    /**
-                     * @description Whether organization administrators may export the user's private data.
-                     *     Feature level 293.
-                     */
-                    allow_private_data_export?: boolean;
-                    /**
-                     * Format: int32
-                     * @description Who may see the user's real email address: 1 everyone, 2 members,
-                     *     3 administrators, 4 nobody, 5 moderators. Feature level 163 (before
-                     *     it, an organization setting).
-                     * @enum {integer}
-                     */
-                    email_address_visibility?: 1 | 2 | 3 | 4 | 5;
-                };
+                } & components["schemas"]["PersonalSettings"];
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSettingsRequest"]["content"]["application/json"]["schema"];
             };
         };
@@ -10419,6 +10527,46 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "update-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of one of the organization's custom profile fields. */
+                field_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateCustomProfileFieldRequest"];
+        responses: {
+            /** @description The field was changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, no
+             *     field has this ID, or a rule of the operation was broken. `code` is
+             *     `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "get-custom-emoji": {
         parameters: {
             query?: never;
@@ -11356,6 +11504,43 @@ export interface operations {
              * @description The request was refused: a parameter was missing or malformed, an ID
              *     did not name an object the user can access, or a rule of the operation
              *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-realm-user-settings-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateRealmUserSettingsDefaultsRequest"];
+        responses: {
+            /** @description The defaults were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or a
+             *     value was not valid. `code` is `BAD_REQUEST` unless a more specific
+             *     code exists.
              */
             400: {
                 headers: {

@@ -1,7 +1,8 @@
-// Reordering and deleting custom profile fields through HTTP: the refusals,
-// the custom_profile_fields events applied to the /register state, and the
-// values that go with a deleted field.
+// Changing, reordering and deleting custom profile fields through HTTP: the
+// refusals, the custom_profile_fields events applied to the /register state,
+// and the values that go with a deleted field or a removed option.
 import { applyEvents } from './support/apply-events';
+import { Role } from '../src/lib/constants';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -111,4 +112,148 @@ test('events reach everyone, and applied to /register give a fresh fetch', async
   expect(applyEvents(state, body.events).custom_profile_fields).toEqual(
     fresh.custom_profile_fields,
   );
+});
+
+describe('PATCH /realm/profile_fields/{field_id}', () => {
+  let realm: Cast;
+  const create = async (params: Record<string, unknown>): Promise<number> => {
+    const res = await server.call('POST', '/realm/profile_fields', { as: realm.admin, params });
+    expect(res.status).toBe(200);
+    return res.body.id;
+  };
+  const update = (id: number, params: Record<string, unknown>, as = realm.admin) =>
+    server.call('PATCH', `/realm/profile_fields/${id}`, { as, params });
+  const fields = async () =>
+    (await server.call('GET', '/realm/profile_fields', { as: realm.member })).body.custom_fields;
+
+  // An organization of its own, so that the fields above stay as they are.
+  beforeAll(async () => {
+    const { realm: org, owner } = await server.createRealm('Fields', 'fields');
+    const as = (name: string, role: number) =>
+      server.createUser(org, { email: `${name}@fields.example.com`, role });
+    realm = {
+      realm: org,
+      owner,
+      admin: await as('admin', Role.ADMINISTRATOR),
+      moderator: await as('moderator', Role.MODERATOR),
+      member: await as('member', Role.MEMBER),
+      member2: await as('member2', Role.MEMBER),
+      guest: await as('guest', Role.GUEST),
+    };
+  });
+
+  test('changes only what is sent, announced with the whole list', async () => {
+    const id = await create({ name: 'Desk', hint: 'Floor and room', field_type: 1 });
+    const state = (
+      await server.call('POST', '/register', {
+        as: realm.guest,
+        params: {
+          event_types: ['custom_profile_fields'],
+          fetch_event_types: ['custom_profile_fields'],
+        },
+      })
+    ).body;
+    const res = await update(id, {
+      name: ' Office desk ',
+      display_in_profile_summary: true,
+      required: true,
+    });
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect((await update(id, { editable_by_user: false })).status).toBe(200);
+    const [field] = await fields();
+    expect(field).toMatchObject({
+      id,
+      name: 'Office desk',
+      hint: 'Floor and room',
+      type: 1,
+      display_in_profile_summary: true,
+      required: true,
+      editable_by_user: false,
+    });
+    const { body } = await server.call('GET', '/events', {
+      as: realm.guest,
+      params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+    });
+    expect(body.events).toHaveLength(2);
+    expect(applyEvents(state, body.events).custom_profile_fields).toEqual(await fields());
+  });
+
+  test('removing an option clears the values that chose it', async () => {
+    const id = await create({
+      name: 'Team',
+      field_type: 3,
+      field_data: { a: { text: 'Apps', order: '1' }, b: { text: 'Backend', order: '2' } },
+    });
+    const choose = (user: typeof realm.member, value: string) =>
+      server.call('PATCH', `/users/${user.id}`, {
+        as: realm.admin,
+        params: { profile_data: [{ id, value }] },
+      });
+    expect((await choose(realm.member, 'a')).status).toBe(200);
+    expect((await choose(realm.member2, 'b')).status).toBe(200);
+    const state = (
+      await server.call('POST', '/register', {
+        as: realm.guest,
+        params: { event_types: ['realm_user'], fetch_event_types: ['realm_user'] },
+      })
+    ).body;
+    const res = await update(id, { field_data: { b: { text: 'Backend', order: '1' } } });
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const valueOf = async (user: typeof realm.member) =>
+      (
+        await server.call('GET', `/users/${user.id}`, {
+          as: realm.admin,
+          params: { include_custom_profile_fields: true },
+        })
+      ).body.user.profile_data?.[String(id)];
+    expect(await valueOf(realm.member)).toBeUndefined();
+    expect(await valueOf(realm.member2)).toEqual({ value: 'b' });
+    const { body } = await server.call('GET', '/events', {
+      as: realm.guest,
+      params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
+    });
+    expect(body.events.map(({ id: _id, ...e }: { id: number }) => e)).toEqual([
+      {
+        type: 'realm_user',
+        op: 'update',
+        person: { user_id: realm.member.id, custom_profile_field: { id, value: null } },
+      },
+    ]);
+  });
+
+  test("each refusal, with Zulip's message, changes nothing", async () => {
+    const id = await create({ name: 'Room', field_type: 1 });
+    await create({ name: 'Floor', field_type: 1 });
+    const github = await create({ field_type: 7, field_data: { subtype: 'github' } });
+    const notes = await create({ name: 'Notes', field_type: 2 });
+    const before = await fields();
+    for (const as of [realm.moderator, realm.member, realm.guest])
+      refused(
+        await update(id, { hint: 'x' }, as),
+        'Must be an organization administrator',
+        'UNAUTHORIZED_PRINCIPAL',
+      );
+    const other = await server.createRealm('Other place', 'otherplace');
+    const theirs = await server.call('POST', '/realm/profile_fields', {
+      as: other.owner,
+      params: { name: 'Theirs', field_type: 1 },
+    });
+    for (const missing of [theirs.body.id, 99999])
+      refused(await update(missing, { hint: 'x' }), `Field id ${missing} not found.`);
+    refused(await update(id, { name: '  ' }), 'Label cannot be blank.');
+    refused(await update(id, { name: 'Floor' }), 'A field with that label already exists.');
+    refused(
+      await update(github, { name: 'Code', field_data: { subtype: 'github' } }),
+      'Default custom field cannot be updated.',
+    );
+    refused(
+      await update(github, { field_data: { subtype: 'myspace' } }),
+      'Invalid external account type',
+    );
+    refused(
+      await update(notes, { display_in_profile_summary: true }),
+      'Field type not supported for display in profile summary.',
+    );
+    expect(await fields()).toEqual(before);
+  });
 });

@@ -57,10 +57,19 @@ describe('--help', () => {
     const res = await help(flag);
     expect(res).toMatchObject({ code: 0, err: '' });
     expect(res.out).toMatch(
-      /^usage: manage <create-realm\|create-user\|clear-login-lock\|grant-permission\|revoke-permission> \[options\]\n/,
+      /^usage: manage <create-realm\|create-user\|clear-login-lock\|export-realm\|import-realm\|grant-permission\|revoke-permission\|outbox> \[options\]\n/,
     );
-    for (const command of ['create-realm', 'create-user', 'grant-permission', 'revoke-permission'])
-      expect(res.out).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    const commands = [
+      'create-realm',
+      'create-user',
+      'clear-login-lock',
+      'export-realm',
+      'import-realm',
+      'grant-permission',
+      'revoke-permission',
+      'outbox',
+    ];
+    for (const command of commands) expect(res.out).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     expect(res.out).toContain('Run "manage <command> --help"');
   });
 
@@ -82,7 +91,7 @@ describe('--help', () => {
     expect(res.code).toBe(2);
     expect(res.out).toBe('');
     expect(res.err).toBe(
-      'usage: manage <create-realm|create-user|clear-login-lock|grant-permission|revoke-permission> [options]\n' +
+      'usage: manage <create-realm|create-user|clear-login-lock|export-realm|import-realm|grant-permission|revoke-permission|outbox> [options]\n' +
         `manage: unknown command 'make-coffee'; run "manage --help" for the list\n`,
     );
   });

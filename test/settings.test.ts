@@ -6,6 +6,7 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents, type Event, type State } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
+import { choices, pick, settings } from './support/settings-values';
 
 let server: TestServer;
 let cast: Cast;
@@ -16,74 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** Every setting: Zulip's value for a new account, and another valid value. */
-const settings: Record<string, [initial: unknown, changed: unknown]> = {
-  allow_private_data_export: [false, true],
-  automatically_follow_topics_policy: [3, 1],
-  automatically_follow_topics_where_mentioned: [true, false],
-  automatically_unmute_topics_in_muted_streams_policy: [2, 4],
-  color_scheme: [1, 2],
-  default_language: ['en', 'de'],
-  demote_inactive_streams: [1, 3],
-  desktop_icon_count_display: [1, 4],
-  display_emoji_reaction_users: [true, false],
-  email_address_visibility: [1, 3],
-  email_notifications_batching_period_seconds: [120, 3600],
-  emojiset: ['google', 'twitter'],
-  enable_desktop_notifications: [true, false],
-  enable_digest_emails: [true, false],
-  enable_drafts_synchronization: [true, false],
-  enable_followed_topic_audible_notifications: [true, false],
-  enable_followed_topic_desktop_notifications: [true, false],
-  enable_followed_topic_email_notifications: [true, false],
-  enable_followed_topic_push_notifications: [true, false],
-  enable_followed_topic_wildcard_mentions_notify: [true, false],
-  enable_login_emails: [true, false],
-  enable_marketing_emails: [true, false],
-  enable_offline_email_notifications: [true, false],
-  enable_offline_push_notifications: [true, false],
-  enable_online_push_notifications: [true, false],
-  enable_sounds: [true, false],
-  enable_stream_audible_notifications: [false, true],
-  enable_stream_desktop_notifications: [false, true],
-  enable_stream_email_notifications: [false, true],
-  enable_stream_push_notifications: [false, true],
-  enter_sends: [false, true],
-  fluid_layout_width: [false, true],
-  hide_ai_features: [false, true],
-  high_contrast_mode: [false, true],
-  left_side_userlist: [false, true],
-  message_content_in_email_notifications: [true, false],
-  notification_sound: ['zulip', 'ding'],
-  pm_content_in_desktop_notifications: [true, false],
-  presence_enabled: [true, false],
-  realm_name_in_email_notifications_policy: [1, 2],
-  receives_typing_notifications: [true, false],
-  resolved_topic_notice_auto_read_policy: ['except_followed', 'never'],
-  send_private_typing_notifications: [true, false],
-  send_read_receipts: [true, false],
-  send_stream_typing_notifications: [true, false],
-  starred_message_counts: [true, false],
-  timezone: ['', 'Asia/Kolkata'],
-  translate_emoticons: [false, true],
-  twenty_four_hour_time: [false, true],
-  user_list_style: [2, 3],
-  web_animate_image_previews: ['on_hover', 'always'],
-  web_channel_default_view: [1, 4],
-  web_escape_navigates_to_home_view: [true, false],
-  web_font_size_px: [16, 14],
-  web_home_view: ['inbox', 'recent_topics'],
-  web_left_sidebar_show_channel_folders: [true, false],
-  web_left_sidebar_unreads_count_summary: [true, false],
-  web_line_height_percent: [140, 122],
-  web_mark_read_on_scroll_policy: [1, 2],
-  web_navigate_to_sent_message: [true, false],
-  web_stream_unreads_count_display_policy: [2, 1],
-  web_suggest_update_timezone: [true, false],
-  wildcard_mentions_notify: [true, false],
-};
 const names = Object.keys(settings);
-const pick = (i: 0 | 1) => Object.fromEntries(names.map((n) => [n, settings[n][i]]));
 
 /** The settings the legacy display and notification events carry. */
 const displaySettings = [
@@ -124,15 +58,6 @@ const notificationSettings = [
   'realm_name_in_email_notifications_policy',
   'wildcard_mentions_notify',
 ];
-const choices = {
-  emojiset_choices: [
-    { key: 'google', text: 'Google' },
-    { key: 'twitter', text: 'Twitter' },
-    { key: 'text', text: 'Plain text' },
-    { key: 'google-blob', text: 'Google blobs' },
-  ],
-  available_notification_sounds: ['chime', 'ding', 'zulip'],
-};
 
 let counter = 0;
 async function freshUser(): Promise<User> {

@@ -88,7 +88,7 @@ const externalAccountSubtypes: Record<string, { name: string; hint: string }> = 
   twitter: { name: 'Twitter', hint: 'Enter your Twitter username' },
 };
 
-function checkFieldData(field: NewProfileField): void {
+function checkFieldData(field: Pick<NewProfileField, 'fieldType' | 'fieldData'>): void {
   if (field.fieldType === FieldType.SELECT) {
     const choices = Object.entries(field.fieldData);
     if (choices.length < 1) throw new ApiError('Field must have at least one choice.');
@@ -199,6 +199,86 @@ export async function doReorderCustomProfileFields(
     for (const [position, id] of order.entries())
       await tx.customProfileField.update({ where: { id }, data: { order: position } });
     await announceFields(services, tx, realmId, onCommit);
+  });
+}
+
+/** What changing a field may change; absent parts stay as they are. The type never changes. */
+export interface ProfileFieldChange {
+  name?: string;
+  hint?: string;
+  fieldData?: Record<string, unknown>;
+  displayInProfileSummary?: boolean;
+  required?: boolean;
+  editableByUser?: boolean;
+}
+
+/**
+ * PATCH /realm/profile_fields/{field_id}: changes a field and announces the new
+ * list. Options removed from a list-of-options field are cleared from the
+ * users who had chosen them.
+ */
+export async function doUpdateCustomProfileField(
+  services: Services,
+  realmId: number,
+  id: number,
+  change: ProfileFieldChange,
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const field = await tx.customProfileField.findFirst({ where: { id, realmId } });
+    if (!field) throw new ApiError(`Field id ${id} not found.`);
+    const data: Record<string, unknown> = {};
+    if (change.fieldData !== undefined) {
+      const subtype = change.fieldData.subtype;
+      if (field.fieldType === FieldType.EXTERNAL_ACCOUNT && change.name && subtype !== 'custom')
+        throw new ApiError('Default custom field cannot be updated.');
+      checkFieldData({ fieldType: field.fieldType, fieldData: change.fieldData });
+      data.fieldData =
+        Object.keys(change.fieldData).length > 0 ? JSON.stringify(change.fieldData) : '';
+    }
+    if (change.name !== undefined) {
+      const name = change.name.trim();
+      if (!name) throw new ApiError('Label cannot be blank.');
+      if (await tx.customProfileField.findFirst({ where: { realmId, name, id: { not: id } } }))
+        throw new ApiError('A field with that label already exists.');
+      data.name = name;
+    }
+    if (change.hint !== undefined) data.hint = change.hint;
+    if (change.displayInProfileSummary === true) {
+      if (field.fieldType === FieldType.LONG_TEXT || field.fieldType === FieldType.USER)
+        throw new ApiError('Field type not supported for display in profile summary.');
+      const shown = await tx.customProfileField.count({
+        where: { realmId, displayInProfileSummary: true, id: { not: id } },
+      });
+      if (shown >= MAX_SUMMARY_FIELDS)
+        throw new ApiError('Only 2 custom profile fields can be displayed in the profile summary.');
+    }
+    if (change.displayInProfileSummary !== undefined)
+      data.displayInProfileSummary = change.displayInProfileSummary;
+    if (change.required !== undefined) data.required = change.required;
+    if (change.editableByUser !== undefined) data.editableByUser = change.editableByUser;
+    await tx.customProfileField.update({ where: { id }, data });
+    await announceFields(services, tx, realmId, onCommit);
+    if (field.fieldType === FieldType.SELECT && change.fieldData !== undefined) {
+      const removed = { fieldId: id, value: { notIn: Object.keys(change.fieldData) } };
+      const cleared = await tx.customProfileFieldValue.findMany({
+        where: removed,
+        select: { userId: true },
+      });
+      if (cleared.length === 0) return;
+      await tx.customProfileFieldValue.deleteMany({ where: removed });
+      const everyone = await activeUserIds(tx, realmId);
+      onCommit(() => {
+        for (const { userId } of cleared)
+          services.bus.publish(
+            {
+              type: 'realm_user',
+              op: 'update',
+              person: { user_id: userId, custom_profile_field: { id, value: null } },
+            },
+            everyone,
+          );
+      });
+    }
   });
 }
 

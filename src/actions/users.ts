@@ -9,6 +9,7 @@ import { Role } from '../lib/constants';
 import { botAudience } from '../lib/users/bots';
 import { generateApiKey, hashPassword } from '../lib/users/secrets';
 import { presentUserStatus } from '../lib/users/user-status';
+import { newUserSettingColumns } from '../lib/users/user-settings';
 import {
   activeUserIds,
   anonymousSettingEvents,
@@ -100,7 +101,10 @@ export async function insertUser(
       isBot: input.isBot ?? false,
       botType: input.botType ?? null,
       botOwnerId: input.botOwnerId ?? null,
-      emailAddressVisibility: input.isBot ? EmailVisibility.EVERYONE : realm.emailAddressVisibility,
+      emailAddressVisibility: realm.emailAddressVisibility,
+      // The organization's defaults for personal settings (PATCH /realm/user_settings_defaults).
+      ...(newUserSettingColumns(realm) as object),
+      ...(input.isBot ? { emailAddressVisibility: EmailVisibility.EVERYONE } : {}),
     },
   });
   const groups = await tx.userGroup.findMany({

@@ -1,9 +1,10 @@
 // Custom profile fields: GET, POST and PATCH /realm/profile_fields, and
-// DELETE /realm/profile_fields/{field_id}.
+// PATCH and DELETE /realm/profile_fields/{field_id}.
 import {
   doCreateCustomProfileField,
   doDeleteCustomProfileField,
   doReorderCustomProfileFields,
+  doUpdateCustomProfileField,
 } from '../actions/profile-fields';
 import { requireAdministrator } from '../lib/realm/admin';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
@@ -49,6 +50,25 @@ export const reorderCustomProfileFields: Handler<'reorder-custom-profile-fields'
   return {};
 };
 
+/** An administrator changes a field's label, hint, options or flags. */
+export const updateCustomProfileField: Handler<'update-custom-profile-field'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => {
+  requireAdministrator(user);
+  await doUpdateCustomProfileField(services, realm.id, params.field_id, {
+    name: params.name,
+    hint: params.hint,
+    fieldData: params.field_data as Record<string, unknown> | undefined,
+    displayInProfileSummary: params.display_in_profile_summary,
+    required: params.required,
+    editableByUser: params.editable_by_user,
+  });
+  return {};
+};
+
 /** An administrator deletes a field and every user's value of it. */
 export const deleteCustomProfileField: Handler<'delete-custom-profile-field'> = async ({
   params,
@@ -66,5 +86,6 @@ export const profileFieldHandlers = {
   'get-custom-profile-fields': getCustomProfileFields,
   'create-custom-profile-field': createCustomProfileField,
   'reorder-custom-profile-fields': reorderCustomProfileFields,
+  'update-custom-profile-field': updateCustomProfileField,
   'delete-custom-profile-field': deleteCustomProfileField,
 } satisfies Partial<HandlerMap>;

@@ -1,6 +1,8 @@
-// PATCH /settings.
+// PATCH /settings and PATCH /realm/user_settings_defaults.
+import { doUpdateRealmUserSettingsDefaults } from '../actions/realm-user-defaults';
 import { doUpdateUserSettings } from '../actions/user-settings';
 import {
+  defaultableSettingNames,
   userSettingNames,
   type UserSettingName,
   type UserSettingValue,
@@ -25,7 +27,20 @@ export const updateSettings: Handler<'update-settings'> = async ({ params, servi
   return {};
 };
 
+/** An administrator changes the personal settings new accounts start with. */
+export const updateRealmUserSettingsDefaults: Handler<
+  'update-realm-user-settings-defaults'
+> = async ({ params, services, user }) => {
+  const given = params as Partial<Record<UserSettingName, UserSettingValue>>;
+  const settings: Partial<Record<UserSettingName, UserSettingValue>> = {};
+  for (const name of defaultableSettingNames)
+    if (given[name] !== undefined) settings[name] = given[name];
+  await doUpdateRealmUserSettingsDefaults(services, user, settings);
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const settingsHandlers = {
   'update-settings': updateSettings,
+  'update-realm-user-settings-defaults': updateRealmUserSettingsDefaults,
 } satisfies Partial<HandlerMap>;

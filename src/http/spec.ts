@@ -84,6 +84,17 @@ function branches(schema: Schema): Schema[] {
   return [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])] as Schema[];
 }
 
+/** The fields of a body schema: its own properties and those of each `allOf` part. */
+function bodyProperties(schema: Schema | undefined): Record<string, Schema> {
+  if (!schema) return {};
+  const parts = (schema.allOf ?? []) as Schema[];
+  return Object.assign(
+    {},
+    ...parts.map(bodyProperties),
+    schema.properties as Record<string, Schema> | undefined,
+  ) as Record<string, Schema>;
+}
+
 function typesOf(schema: Schema | undefined): Set<string> {
   const out = new Set<string>();
   if (!schema) return out;
@@ -219,7 +230,7 @@ export async function loadSpec(
     const extensions = op as unknown as Record<string, unknown>;
     const payloadBody = extensions[PAYLOAD_BODY_EXTENSION] === true;
     // A payload's fields are its own, not parameters.
-    const properties = payloadBody ? {} : ((media?.schema as Schema | undefined)?.properties ?? {});
+    const properties = payloadBody ? {} : bodyProperties(media?.schema as Schema | undefined);
     for (const [name, schema] of Object.entries(properties))
       params.set(name, paramSpec(name, 'body', schema as Schema));
     const security = op.security ?? api.definition.security ?? [];

@@ -61,6 +61,9 @@ function apply(state: State, event: Event): void {
     case 'user_settings':
       if (state.user_settings) state.user_settings[event.property] = event.value;
       return;
+    case 'realm_user_settings_defaults':
+      state.realm_user_settings_defaults[event.property] = event.value;
+      return;
     // The legacy copies of the settings, at the top level of the state.
     case 'update_display_settings':
       state[event.setting_name] = event.setting;

@@ -3,7 +3,7 @@
 // `user_settings` object (clients without the `user_settings_object`
 // capability still read those copies at the top level of /register and in
 // update_display_settings / update_global_notifications events).
-import type { User } from '../../../generated/prisma/sqlite/client';
+import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { StateProvider } from '../state';
 import { emojisetChoices, languages, notificationSounds } from './settings-choices';
 
@@ -262,14 +262,41 @@ export const legacyNotificationSettingsState: StateProvider = async ({
         available_notification_sounds: notificationSounds,
       };
 
+/** The settings an organization sets defaults for: all but the time zone, which is the person's own. */
+export const defaultableSettingNames = userSettingNames.filter((name) => name !== 'timezone');
+
+/**
+ * The organization's defaults that differ from the server's, by API name. A
+ * value the stored text holds for a setting no longer known is left out.
+ */
+export function realmSettingOverrides(
+  realm: Pick<Realm, 'userSettingsDefaults'>,
+): Partial<Record<UserSettingName, UserSettingValue>> {
+  const stored = JSON.parse(realm.userSettingsDefaults) as Record<string, UserSettingValue>;
+  return Object.fromEntries(
+    defaultableSettingNames.filter((name) => name in stored).map((name) => [name, stored[name]]),
+  );
+}
+
+/** The columns a new account of `realm` starts with where the organization chose a default. */
+export function newUserSettingColumns(
+  realm: Pick<Realm, 'userSettingsDefaults'>,
+): Partial<Record<keyof User, UserSettingValue>> {
+  return Object.fromEntries(
+    Object.entries(realmSettingOverrides(realm)).map(([name, value]) => [
+      userSettingSpecs[name as UserSettingName].column,
+      value,
+    ]),
+  );
+}
+
 /** `realm_user_settings_defaults`: what a new account of the organization gets. */
-export const realmUserSettingsDefaultsState: StateProvider = async () => ({
+export const realmUserSettingsDefaultsState: StateProvider = async ({ realm }) => ({
   realm_user_settings_defaults: {
     ...Object.fromEntries(
-      userSettingNames
-        .filter((name) => name !== 'timezone')
-        .map((name) => [name, userSettingSpecs[name].initial]),
+      defaultableSettingNames.map((name) => [name, userSettingSpecs[name].initial]),
     ),
+    ...realmSettingOverrides(realm),
     ...choices(),
   },
 });
