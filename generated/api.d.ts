@@ -3575,6 +3575,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{message_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a message
+         * @description Reports a message the requester can read to the organization's
+         *     moderators: Notification Bot posts the report, with the reason, the
+         *     explanation and the reported message quoted, in the moderation request
+         *     channel (`realm_moderation_request_channel_id` of `POST /register`,
+         *     set with `PATCH /realm`), in a topic that gathers the reports about the
+         *     message's sender. Clients should offer reporting only when that
+         *     setting is not -1. Feature level 382.
+         *
+         *     Refused with `BAD_REQUEST` when the organization has no moderation
+         *     request channel ("Moderation request channel must be specified to
+         *     enable message reporting."), when `report_type` is `other` and no
+         *     `description` is given ("An explanation is required."), and when the
+         *     message does not exist or the requester cannot read it
+         *     ("Invalid message(s)").
+         */
+        post: operations["report-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3866,7 +3899,7 @@ export interface components {
         /** @description An event's position in its queue: increasing, not necessarily consecutive. */
         EventId: number;
         /** @description One event of a queue: `type` (and for most types `op`) says what happened, and selects one of the schemas below. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
         /** @description Sent to a waiting poll when nothing else happened for a while, so that the client knows its queue is alive. */
         HeartbeatEvent: {
             id: components["schemas"]["EventId"];
@@ -4612,6 +4645,18 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One organization setting changed, with its new value. */
+        RealmUpdateEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm";
+            /** @enum {string} */
+            op: "update";
+            /** @description The setting, named as in POST /register's `realm_*` keys without the prefix (for example `moderation_request_channel_id`). */
+            property: string;
+            /** @description Its new value. */
+            value: boolean | number | string;
         };
         /** @description The organization's custom emoji changed. */
         RealmEmojiUpdateEvent: {
@@ -7761,6 +7806,25 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["UpdateCustomProfileFieldRequest"]["content"]["application/json"]["schema"];
             };
         };
+        ReportMessageRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Why the message is reported: `spam`, `harassment`,
+                     *     `inappropriate` (inappropriate content), `norms` (it violates
+                     *     the community's norms) or `other`, which needs a `description`.
+                     * @enum {string}
+                     */
+                    report_type: "spam" | "harassment" | "inappropriate" | "norms" | "other";
+                    /**
+                     * @description The reporter's explanation, up to 1000 characters, quoted in the
+                     *     report. Required when `report_type` is `other`.
+                     */
+                    description?: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["ReportMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         UploadCustomEmojiRequest: {
             content: {
                 "multipart/form-data": {
@@ -7870,6 +7934,16 @@ export interface components {
                      * @description How many days old an account must be to count as a full member.
                      */
                     waiting_period_threshold?: number;
+                    /**
+                     * Format: int32
+                     * @description The private channel where reports of messages
+                     *     (`POST /messages/{message_id}/report`) are sent, or -1 to turn
+                     *     reporting off. A channel that does not exist or is archived is
+                     *     refused with `Invalid channel ID`, a public one with
+                     *     `Moderation request channel must be private.` The change is
+                     *     announced as a `realm` event of op `update`. Feature level 331.
+                     */
+                    moderation_request_channel_id?: number;
                     can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_resolve_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
@@ -14278,6 +14352,46 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "report-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of the message to report. */
+                message_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ReportMessageRequest"];
+        responses: {
+            /** @description The report was posted for the moderators. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     message is not one the requester can read, or reporting is off. `code`
+             *     is `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

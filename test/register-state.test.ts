@@ -63,7 +63,7 @@ test('realm_bots lists the bots an administrator administers, and a member only 
       user_id: bot.id,
       email: 'helper-bot@example.com',
       full_name: 'Helper',
-      bot_type: bot.botType,
+      bot_type: 1, // a bot created without a type is a generic bot
       is_active: true,
       api_key: bot.apiKey,
       default_sending_stream: null,

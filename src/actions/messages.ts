@@ -37,6 +37,8 @@ export interface SendRequest {
   client?: string;
   /** The original time of a forged message (senders holding can_forge_sender only). */
   forgedTime?: Date;
+  /** Sent by the server itself (Notification Bot), which may post wherever it needs to. */
+  byServer?: boolean;
 }
 
 /** Recipients and their flags for a new message. */
@@ -134,7 +136,15 @@ export async function sendMessageIn(
   const content = normalizeContent(request.content);
   const host = realmHost(realm, services.config.externalUrl);
   const access = new ChannelAccess(tx, sender);
-  const to = await resolveAddressee(tx, access, realm, request.type, request.to, request.topic);
+  const to = await resolveAddressee(
+    tx,
+    access,
+    realm,
+    request.type,
+    request.to,
+    request.topic,
+    request.byServer,
+  );
   const rendered = renderMarkdown(
     content,
     await buildRenderContext(tx, realm, content, services.config.externalUrl),

@@ -52,7 +52,27 @@ const plainSettings: Record<string, { column: keyof Realm; store?: (value: unkno
     topics_policy: { column: 'topicsPolicy' },
     email_address_visibility: { column: 'emailAddressVisibility' },
     waiting_period_threshold: { column: 'waitingPeriodThreshold' },
+    moderation_request_channel_id: {
+      column: 'moderationRequestChannelId',
+      store: (v) => (v === -1 ? null : v),
+    },
   };
+
+/**
+ * Settings announced, as Zulip does, by a realm event of op `update` with
+ * `property` and `value` rather than by `update_dict`.
+ */
+const propertyEventSettings = new Set(['moderation_request_channel_id']);
+
+/** Checks a new moderation request channel: -1 (none), or a private channel of the organization. */
+async function checkModerationChannel(tx: Db, realmId: number, value: unknown): Promise<void> {
+  if (value === undefined || value === -1) return;
+  const stream = await tx.stream.findFirst({
+    where: { id: value as number, realmId, isArchived: false },
+  });
+  if (!stream) throw new ApiError('Invalid channel ID');
+  if (!stream.inviteOnly) throw new ApiError('Moderation request channel must be private.');
+}
 
 /** What PATCH /realm asks for. */
 export interface RealmChange {
@@ -105,6 +125,7 @@ export async function doUpdateRealm(
     throw new ApiError('Organization name is required');
   await services.db.write(async (tx, onCommit) => {
     let realm = await tx.realm.findUniqueOrThrow({ where: { id: actor.realmId } });
+    await checkModerationChannel(tx, realm.id, change.plain.moderation_request_channel_id);
     const updates: Record<string, unknown>[] = [];
     for (const [name, value] of Object.entries(change.plain)) {
       const spec = plainSettings[name];
@@ -146,11 +167,15 @@ export async function doUpdateRealm(
     const everyone = await activeUserIds(tx, realm.id);
     onCommit(() => {
       services.auth.forgetRealm(realm.id);
-      for (const data of updates)
+      for (const data of updates) {
+        const [[property, value]] = Object.entries(data);
         services.bus.publish(
-          { type: 'realm', op: 'update_dict', property: 'default', data },
+          propertyEventSettings.has(property)
+            ? { type: 'realm', op: 'update', property, value: value as number }
+            : { type: 'realm', op: 'update_dict', property: 'default', data },
           everyone,
         );
+      }
       if (fullMembers?.added.length)
         services.bus.publish(
           {

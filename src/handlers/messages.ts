@@ -1,6 +1,7 @@
 // Messages: POST and GET /messages, GET /messages/{message_id},
 // and GET /messages/matches_narrow (flags are message-flags.ts).
 import type { components } from '../../generated/api';
+import { doReportMessage } from '../actions/message-report';
 import { doSendMessage } from '../actions/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
@@ -124,8 +125,21 @@ export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = 
   return { messages };
 };
 
+/** Reports a message to the organization's moderators. */
+export const reportMessage: Handler<'report-message'> = async ({ params, services, user }) => {
+  await doReportMessage(
+    services,
+    user,
+    params.message_id,
+    params.report_type,
+    params.description ?? '',
+  );
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const messageHandlers = {
+  'report-message': reportMessage,
   'send-message': sendMessage,
   'get-messages': getMessages,
   'get-message': getMessage,

@@ -16,6 +16,7 @@ const plainNames = [
   'topics_policy',
   'email_address_visibility',
   'waiting_period_threshold',
+  'moderation_request_channel_id',
 ] as const;
 
 /** An administrator changes organization settings. */

@@ -17,6 +17,8 @@ export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
 export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
 /** Longest note of a message reminder, in characters. */
 export const MAX_REMINDER_NOTE_LENGTH = 1000;
+/** The longest explanation a report of a message may carry. */
+export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 /** How clients display the empty topic. */
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 

@@ -78,6 +78,7 @@ function apply(state: State, event: Event): void {
     case 'realm':
       if (event.op === 'update_dict')
         for (const [key, value] of Object.entries(event.data)) state[`realm_${key}`] = value;
+      else if (event.op === 'update') state[`realm_${event.property}`] = event.value;
       return;
     case 'custom_profile_fields':
       state.custom_profile_fields = event.fields;

@@ -25,7 +25,8 @@
 // regan@example.com, 2 Iago's reusable link, 3 Hamlet's of edmund@example.com;
 // Lear & Co.'s linkifiers 1 (`#123` links an issue) and 2 (commit hashes),
 // default channel group 1, Newcomers (design, random), and Hamlet's alert
-// words `castle` and `Elsinore`.
+// words `castle` and `Elsinore`. Last, export 1, by Iago, and leadership as
+// the channel that reports of messages go to.
 import { runningExports } from '../../src/actions/realm-export';
 import { doCreateRealm } from '../../src/actions/realms';
 import { doChangeServerPermission } from '../../src/actions/server-permissions';
@@ -365,6 +366,9 @@ export async function buildExampleFixture(server: TestServer): Promise<ExampleFi
   // An export of Lear & Co. by Iago, finished (export 1).
   await ok('iago', 'POST', '/export/realm', {});
   await Promise.all([...runningExports]);
+
+  // Reports of messages go to leadership.
+  await ok('iago', 'PATCH', '/realm', { moderation_request_channel_id: 3 });
 
   return { users, standIns };
 }

@@ -149,6 +149,8 @@ export async function resolveAddressee(
   type: string,
   to: unknown,
   topic: string | undefined,
+  /** A message the server sends itself (from Notification Bot): the sender's right to post is not asked. */
+  byServer = false,
 ): Promise<Addressee> {
   if (type === 'stream' || type === 'channel') {
     const indicator = channelIndicator(to);
@@ -179,7 +181,7 @@ export async function resolveAddressee(
         stream: indicator,
       });
     }
-    await checkCanPost(db, access, stream as Stream, Number(openToAll) === 1);
+    if (!byServer) await checkCanPost(db, access, stream as Stream, Number(openToAll) === 1);
     const normalized = normalizeTopic(topic);
     checkTopicAllowed(realm, stream as Stream, normalized);
     return { kind: 'stream', stream: stream as Stream, topic: normalized };

@@ -32,7 +32,9 @@ export function normalizeNote(note: string): string {
   return body;
 }
 
-const silentMention = (user: Pick<User, 'id' | 'fullName'>) => `@_**${user.fullName}|${user.id}**`;
+/** A mention of `user` that notifies nobody. */
+export const silentMention = (user: Pick<User, 'id' | 'fullName'>) =>
+  `@_**${user.fullName}|${user.id}**`;
 
 /** "A", "A and B", "A, B and C": the names of a list, as Zulip writes them. */
 function joinNames(names: string[]): string {
@@ -72,23 +74,16 @@ export async function reminderSubject(db: Db, message: Message): Promise<Reminde
 }
 
 /**
- * The text Notification Bot sends for a reminder of `subject`, as Zulip
- * writes it: the request (with the note, quoted), who said it where with a
- * link to the message, and the message itself in a quote block (widgets are
- * named instead of quoted).
+ * A link to `subject`'s message and where it was said: "in #**channel>topic@id**"
+ * (a plain link when the names cannot be written as a channel link, as in
+ * Zulip) or "to" its other participants.
  */
-export function reminderContent(
+export function messagePlace(
   realm: Pick<Realm, 'stringId'>,
   externalUrl: string,
   subject: ReminderSubject,
-  note: string | undefined,
-): string {
-  const { message, sender, stream } = subject;
-  const kind = stream ? 'message' : 'direct message';
-  let content = note
-    ? `You requested a reminder for the following ${kind}. Note:\n > ${note}`
-    : `You requested a reminder for the following ${kind}.`;
-  content += '\n\n';
+): { url: string; where: string } {
+  const { message, stream } = subject;
   const base = realmUrl(realm, externalUrl);
   let url: string;
   let where: string;
@@ -106,16 +101,45 @@ export function reminderContent(
     url = `${base}/#narrow/dm/${ids.join(',')}-pm/near/${message.id}`;
     where = `to ${joinNames(subject.recipients.map(silentMention))}`;
   }
+  return { url, where };
+}
+
+/**
+ * The text Notification Bot sends for a reminder of `subject`, as Zulip
+ * writes it: the request (with the note, quoted), who said it where with a
+ * link to the message, and the message itself in a quote block (widgets are
+ * named instead of quoted).
+ */
+export function reminderContent(
+  realm: Pick<Realm, 'stringId'>,
+  externalUrl: string,
+  subject: ReminderSubject,
+  note: string | undefined,
+): string {
+  const { message, sender, stream } = subject;
+  const kind = stream ? 'message' : 'direct message';
+  let content = note
+    ? `You requested a reminder for the following ${kind}. Note:\n > ${note}`
+    : `You requested a reminder for the following ${kind}.`;
+  content += '\n\n';
+  const { url, where } = messagePlace(realm, externalUrl, subject);
   const widget = message.content.startsWith('/poll')
     ? 'poll'
     : message.content.startsWith('/todo')
       ? 'todo list'
       : null;
   if (widget) return `${content}${silentMention(sender)} [sent](${url}) a ${widget} ${where}.`;
-  content += `${silentMention(sender)} [said](${url}) ${where}:\n`;
-  const fence = unusedFence(content + message.content);
+  return withQuote(
+    `${content}${silentMention(sender)} [said](${url}) ${where}:\n`,
+    message.content,
+  );
+}
+
+/** `content` followed by `text` in a quote block, cut short to keep the whole within a message's length. */
+export function withQuote(content: string, text: string): string {
+  const fence = unusedFence(content + text);
   const room = MAX_MESSAGE_LENGTH - (content.length + `${fence}quote\n\n${fence}`.length);
-  const quoted = truncate(message.content, room, '\n[message truncated]');
+  const quoted = truncate(text, room, '\n[message truncated]');
   return `${content}${fence}quote\n${quoted}\n${fence}`;
 }
 

@@ -133,7 +133,6 @@ export const unstoredRealmSettings = {
   realm_night_logo_url: '/static/images/logo/zulip-org-logo.svg?version=0',
   realm_message_content_allowed_in_email_notifications: true,
   realm_message_content_delete_limit_seconds: null,
-  realm_moderation_request_channel_id: -1,
   realm_new_stream_announcements_stream_id: -1,
   realm_signup_announcements_stream_id: -1,
   realm_zulip_update_announcements_stream_id: -1,

@@ -91,6 +91,7 @@ export async function presentRealmState(
     realm_date_created: Math.floor(realm.dateCreated.getTime() / 1000),
     realm_allow_message_editing: realm.allowMessageEditing,
     realm_inline_image_preview: realm.inlineImagePreview,
+    realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
     realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
     realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
     realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
