@@ -29,5 +29,7 @@ if (process.env.TEST_POSTGRES_URL) {
 }
 
 // Most of a test's time is spent waiting on a server process or a database,
-// so two workers keep both cores busy even on a two-core machine.
-module.exports = { projects, testTimeout: 30000, maxWorkers: 2 };
+// so two workers keep both cores busy even on a two-core machine. A worker
+// keeps what each test file's modules leave behind: one that has grown past
+// 1 GB between files is replaced, before it can reach Node's heap limit.
+module.exports = { projects, testTimeout: 30000, maxWorkers: 2, workerIdleMemoryLimit: '1GB' };

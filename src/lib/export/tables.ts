@@ -161,7 +161,7 @@ export const exportTables: ExportTable[] = [
     model: 'Realm',
     where: (s) => ({ id: s.realmId }),
     key: ['id'],
-    refs: { id: 'Realm', ...groups(realmGroupSettings) },
+    refs: { id: 'Realm', moderationRequestChannelId: 'Stream', ...groups(realmGroupSettings) },
     notRefs: ['presenceLastUpdateId'],
   },
   {

@@ -189,6 +189,7 @@ export async function fetchMessages(
   );
   const ctx: SqlContext = {
     provider,
+    userId: user.id,
     mutedStreamIds:
       needsMuted || request.anchor === 'first_unread' ? await mutedStreamIds(db, user.id) : [],
   };
@@ -362,6 +363,7 @@ export async function messagesMatchingNarrow(
   );
   const condition = narrowCondition(terms, {
     provider,
+    userId: user.id,
     mutedStreamIds: needsMuted ? await mutedStreamIds(db, user.id) : [],
   });
   const rows = await queryRows<{ id: number | bigint }>(

@@ -3,6 +3,7 @@
 // own facility: FTS5 ("MessageSearch") on SQLite, a GIN-indexed tsvector on
 // PostgreSQL (see the message_search migrations).
 import { Prisma } from '../../../generated/prisma/sqlite/client';
+import { VisibilityPolicy } from '../users/user-topics';
 import type { ResolvedTerm } from './narrow';
 
 type Sql = Prisma.Sql;
@@ -11,6 +12,8 @@ const { sql, join, empty } = Prisma;
 /** What building conditions needs beyond the terms. */
 export interface SqlContext {
   provider: 'sqlite' | 'postgresql';
+  /** The user whose topic preferences is:followed, is:muted and in:home read. */
+  userId: number;
   /** Channels the user muted (for is:muted and in:home). */
   mutedStreamIds: number[];
 }
@@ -20,6 +23,21 @@ const FALSE = sql`1 = 0`;
 
 function inList(column: Sql, ids: number[]): Sql {
   return ids.length === 0 ? FALSE : sql`${column} IN (${join(ids)})`;
+}
+
+/** The user's visibility policy for the message's topic is one of `policies` (see user_topic). */
+function topicPolicyIn(userId: number, policies: number[]): Sql {
+  return sql`EXISTS (SELECT 1 FROM "UserTopic" ut WHERE ut."userId" = ${userId} AND ut."streamId" = m."streamId" AND ut."topicLower" = m."topicLower" AND ut."visibilityPolicy" IN (${join(policies)}))`;
+}
+
+/**
+ * Muted for the user, as Zulip reckons it: in a muted topic, or in a muted
+ * channel unless the user unmuted or follows the topic.
+ */
+function mutedCondition(ctx: SqlContext): Sql {
+  const inMutedChannel = inList(sql`COALESCE(m."streamId", 0)`, ctx.mutedStreamIds);
+  const kept = topicPolicyIn(ctx.userId, [VisibilityPolicy.UNMUTED, VisibilityPolicy.FOLLOWED]);
+  return sql`((${inMutedChannel} AND NOT ${kept}) OR ${topicPolicyIn(ctx.userId, [VisibilityPolicy.MUTED])})`;
 }
 
 /** The words of a search, as the full-text engines see them. */
@@ -75,9 +93,9 @@ function positive(term: ResolvedTerm, ctx: SqlContext): Sql {
         case 'resolved':
           return sql`(m."streamId" IS NOT NULL AND m."topic" LIKE ${'✔ %'})`;
         case 'muted':
-          return inList(streamColumn, ctx.mutedStreamIds);
+          return mutedCondition(ctx);
         default:
-          return FALSE; // followed: this server keeps no followed topics
+          return topicPolicyIn(ctx.userId, [VisibilityPolicy.FOLLOWED]); // followed
       }
     case 'has':
       switch (term.operand) {
@@ -95,9 +113,7 @@ function positive(term: ResolvedTerm, ctx: SqlContext): Sql {
     case 'search':
       return searchCondition(term.text, ctx.provider);
     case 'in':
-      return term.operand === 'home'
-        ? sql`NOT (${inList(sql`COALESCE(m."streamId", 0)`, ctx.mutedStreamIds)})`
-        : TRUE;
+      return term.operand === 'home' ? sql`NOT ${mutedCondition(ctx)}` : TRUE;
   }
 }
 
