@@ -7,6 +7,7 @@ import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents, type Event, type State } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import { choices, pick } from './support/settings-values';
+import { eventsOf, register as registerQueue } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -17,23 +18,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function register(user: User, fetchEventTypes: string[]): Promise<State> {
-  const res = await server.call('POST', '/register', {
-    as: user,
-    params: { fetch_event_types: fetchEventTypes, event_types: fetchEventTypes },
-  });
-  expect(res.status).toBe(200);
-  return res.body;
-}
+/** A queue of `types` with their state. */
+const register = (user: User, types: string[]): Promise<State> =>
+  registerQueue(server, user, { fetch_event_types: types, event_types: types });
 
-async function events(user: User, queueId: string): Promise<Event[]> {
-  const res = await server.call('GET', '/events', {
-    as: user,
-    params: { queue_id: queueId, last_event_id: -1, dont_block: true },
-  });
-  expect(res.status).toBe(200);
-  return res.body.events;
-}
+const events = (user: User, queueId: string) => eventsOf(server, user, queueId) as Promise<Event[]>;
 
 const patchDefaults = (as: User, params: Record<string, unknown>) =>
   server.call('PATCH', '/realm/user_settings_defaults', { as, params });
