@@ -1,7 +1,8 @@
 // Alert words through HTTP: listing, adding (trimmed, without duplicates in
 // any case) and removing them, the alert_words event and register key, and
-// the has_alert_word flag set on delivery (GET /messages, message events and
-// the is:alerted narrow), with Zulip's word boundaries.
+// the has_alert_word flag set on delivery and reset by edits (GET /messages,
+// message and update_message events, the is:alerted narrow), with Zulip's
+// word boundaries.
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import {
@@ -186,5 +187,27 @@ describe('the has_alert_word flag', () => {
       [direct, ['has_alert_word']],
       [own, ['has_alert_word']],
     ]);
+  });
+
+  test('an edit sets or clears the flag as the new content says, in its update_message event too', async () => {
+    const id = await sendToChannel(server, cast.member2, 'denmark', 'edits', 'nothing here');
+    const flagsOf = async (as = cast.member) =>
+      (await fetchNarrow(server, as, [{ operator: 'id', operand: id }])).messages[0].flags;
+    expect(await flagsOf()).toEqual([]);
+    const queue = await register(server, cast.member, { event_types: ['update_message'] });
+    const edit = (content: string) =>
+      server.call('PATCH', `/messages/${id}`, { as: cast.member2, params: { content } });
+
+    expect((await edit('now there is one')).status).toBe(200);
+    expect(await flagsOf()).toEqual(['has_alert_word']);
+    expect(await flagsOf(cast.moderator)).toEqual([]);
+    expect(await idsOf(server, cast.member, [{ operator: 'is', operand: 'alerted' }])).toContain(
+      id,
+    );
+
+    expect((await edit('and now none')).status).toBe(200);
+    expect(await flagsOf()).toEqual([]);
+    const events = await eventsOf(server, cast.member, queue.queue_id);
+    expect(events.map((e) => e.flags)).toEqual([['has_alert_word'], []]);
   });
 });

@@ -10,6 +10,7 @@ import { withEdit, type EditEntry } from '../lib/messages/edit-history';
 import type { FlagColumns } from '../lib/messages/flags';
 import { subscribersAmong } from '../lib/messages/message-edit-rules';
 import { isMeMessage } from '../lib/messages/message-send';
+import { usersAlerted } from '../lib/users/alert-words';
 
 /** An edit that passed its checks: what changes, and which messages it applies to. */
 export interface EditPlan {
@@ -75,6 +76,7 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
       },
     });
     await updateMentionFlags(tx, message.id, rendered);
+    await updateAlertWordFlags(tx, message, text);
     ({ detached, relinked: relinkedAttachmentIds } = await reattachUploads(
       tx,
       { id: message.senderId },
@@ -99,7 +101,7 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
     });
   }
   const messageIds = moved.length > 0 ? moved.map((m) => m.id).sort((a, b) => a - b) : [message.id];
-  // The event carries these flags; Zulip's also carry historical and has_alert_word (not sent here yet).
+  // The event carries these flags; Zulip's also carry historical (not sent here yet).
   const rows = await tx.userMessage.findMany({
     where: { messageId: { in: messageIds } },
     select: {
@@ -110,6 +112,7 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
       mentioned: true,
       streamWildcardMentioned: true,
       topicWildcardMentioned: true,
+      hasAlertWord: true,
     },
     orderBy: { messageId: 'asc' },
   });
@@ -151,6 +154,33 @@ async function updateMentionFlags(
     await db.userMessage.updateMany({
       where: { messageId, userId: { in: mentioned } },
       data: { mentioned: true },
+    });
+}
+
+/** Sets has_alert_word on `message` for exactly the recipients whose alert words the new `text` holds. */
+async function updateAlertWordFlags(
+  db: Db,
+  message: Pick<Message, 'id' | 'realmId'>,
+  text: string,
+): Promise<void> {
+  const recipients = await db.userMessage.findMany({
+    where: { messageId: message.id },
+    select: { userId: true },
+  });
+  const alerted = await usersAlerted(
+    db,
+    message.realmId,
+    recipients.map((r) => r.userId),
+    text,
+  );
+  await db.userMessage.updateMany({
+    where: { messageId: message.id, userId: { notIn: [...alerted] } },
+    data: { hasAlertWord: false },
+  });
+  if (alerted.size > 0)
+    await db.userMessage.updateMany({
+      where: { messageId: message.id, userId: { in: [...alerted] } },
+      data: { hasAlertWord: true },
     });
 }
 
