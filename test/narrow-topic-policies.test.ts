@@ -1,9 +1,18 @@
 // The narrows that read the user's topic preferences (POST /user_topics):
 // is:followed finds followed topics; is:muted and in:home split messages by
 // muting as Zulip does, where a muted topic is muted anywhere and a muted
-// channel's topics are muted unless the user unmuted or follows them.
+// channel's topics are muted unless the user unmuted or follows them. Both in
+// GET /messages and for event queues registered with such a narrow.
 import { TestServer, type Cast } from './support/server';
-import { idsOf, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
+import {
+  eventsOf,
+  idsOf,
+  register,
+  sendDirect,
+  sendToChannel,
+  streamId,
+  subscribe,
+} from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -82,5 +91,34 @@ test("another user's preferences change nothing for this one", async () => {
   expect(await idsOf(server, cast.admin, [{ operator: 'is', operand: 'followed' }])).toEqual([]);
   expect((await idsOf(server, cast.admin, [{ operator: 'in', operand: 'home' }])).sort()).toEqual(
     ids('followed', 'mutedTopic', 'plain', 'mutedChannel', 'kept', 'followedInMuted', 'direct'),
+  );
+});
+
+test('event queues registered with these narrows get exactly the new messages they match', async () => {
+  const queue = async (narrow: unknown[]) =>
+    (await register(server, cast.member, { event_types: ['message'], narrow })).queue_id as string;
+  const queues = {
+    followed: await queue([['is', 'followed']]),
+    muted: await queue([['is', 'muted']]),
+    home: await queue([['in', 'home']]),
+  };
+  const sent: Record<string, number> = {};
+  for (const [name, channel, topic] of [
+    ['followed', 'alpha', 'RELEASE PLANS'],
+    ['mutedTopic', 'alpha', 'lunch'],
+    ['plain', 'alpha', 'misc'],
+    ['mutedChannel', 'beta', 'chatter'],
+    ['kept', 'beta', 'incidents'],
+    ['followedInMuted', 'beta', 'on call'],
+  ])
+    sent[name] = await sendToChannel(server, cast.admin, channel, topic, 'again');
+  sent.direct = await sendDirect(server, cast.member2, [cast.member.id], 'hi');
+  const got = async (queueId: string) =>
+    (await eventsOf(server, cast.member, queueId)).map((e) => e.message.id).sort();
+  const sentIds = (...names: string[]) => names.map((name) => sent[name]).sort();
+  expect(await got(queues.followed)).toEqual(sentIds('followed', 'followedInMuted'));
+  expect(await got(queues.muted)).toEqual(sentIds('mutedTopic', 'mutedChannel'));
+  expect(await got(queues.home)).toEqual(
+    sentIds('followed', 'plain', 'kept', 'followedInMuted', 'direct'),
   );
 });

@@ -22,6 +22,7 @@ import { realmHost, apiEmail, avatarUrl } from '../lib/users/users';
 import { membersOfGroups } from '../lib/groups/permissions';
 import { usersAlerted } from '../lib/users/alert-words';
 import { usersMuting } from '../lib/users/muted-users';
+import { VisibilityPolicy } from '../lib/users/user-topics';
 import type { Services } from '../services';
 import { dispatchOutgoingWebhooks, serviceCalls, type WebhookMessage } from './outgoing-webhooks';
 import { publishAttachmentUpdates } from './uploads';
@@ -51,6 +52,38 @@ interface Delivery {
     topicWildcardMentioned: boolean;
     hasAlertWord: boolean;
   };
+  /** Recipients for whom the message is muted, and those who follow its topic (see MessageFacts). */
+  mutedFor: number[];
+  followedBy: number[];
+}
+
+/**
+ * Who holds the message muted and who follows its topic, from the topic
+ * preferences of its channel and topic and the subscribers who muted the
+ * channel (`channelMutedBy`): a muted topic is muted, and so is a topic of a
+ * muted channel unless the user unmuted or follows it.
+ */
+async function topicMuting(
+  db: Db,
+  streamId: number,
+  topic: string,
+  channelMutedBy: number[],
+): Promise<{ mutedFor: number[]; followedBy: number[] }> {
+  const rows = await queryRows<{ userId: number | bigint; visibilityPolicy: number | bigint }>(
+    db,
+    Prisma.sql`
+    SELECT "userId", "visibilityPolicy" FROM "UserTopic"
+    WHERE "streamId" = ${streamId} AND "topicLower" = ${topic.toLowerCase()}`,
+  );
+  const policy = new Map(rows.map((r) => [Number(r.userId), Number(r.visibilityPolicy)]));
+  const mutedFor = new Set(channelMutedBy);
+  for (const [userId, p] of policy) {
+    if (p === VisibilityPolicy.MUTED) mutedFor.add(userId);
+    else if (p === VisibilityPolicy.UNMUTED || p === VisibilityPolicy.FOLLOWED)
+      mutedFor.delete(userId);
+  }
+  const followedBy = [...policy].filter(([, p]) => p === VisibilityPolicy.FOLLOWED);
+  return { mutedFor: [...mutedFor], followedBy: followedBy.map(([userId]) => userId) };
 }
 
 /** Works out who receives the message and with which flags, checking wildcard permissions. */
@@ -65,14 +98,21 @@ async function plan(
   readBySender: boolean,
 ): Promise<Delivery> {
   let userIds: number[];
+  let muting = { mutedFor: [] as number[], followedBy: [] as number[] };
   if (to.kind === 'stream') {
-    const subs = await queryRows<{ userId: number | bigint }>(
+    const subs = await queryRows<{ userId: number | bigint; isMuted: boolean | number }>(
       db,
       Prisma.sql`
-      SELECT s."userId" AS "userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
+      SELECT s."userId" AS "userId", s."isMuted" AS "isMuted" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
       WHERE s."streamId" = ${to.stream.id} AND s."active" = true AND u."isActive" = true`,
     );
     userIds = subs.map((s) => Number(s.userId));
+    muting = await topicMuting(
+      db,
+      to.stream.id,
+      to.topic,
+      subs.filter((s) => Boolean(s.isMuted)).map((s) => Number(s.userId)),
+    );
   } else {
     userIds = to.recipients.map((u) => u.id);
   }
@@ -93,12 +133,13 @@ async function plan(
   if (!userIds.includes(sender.id)) userIds.push(sender.id);
   // As in Zulip: messages from a muted sender arrive read, and alert words
   // are looked for in the Markdown source.
-  const muting = await usersMuting(db, sender.id);
+  const mutingSender = await usersMuting(db, sender.id);
   const alerted = await usersAlerted(db, realm.id, userIds, content);
   return {
     userIds,
+    ...muting,
     flagsOf: (userId) => ({
-      read: (userId === sender.id && readBySender) || muting.has(userId),
+      read: (userId === sender.id && readBySender) || mutingSender.has(userId),
       mentioned: mentioned.has(userId),
       streamWildcardMentioned: rendered.streamWildcard,
       topicWildcardMentioned:
@@ -212,7 +253,7 @@ export async function sendMessageIn(
   );
   // presentMessage builds the contract's Message object field by field; the event carries it without flags.
   const body = presented as unknown as MessageEventBody['message'];
-  const facts = messageFacts(message, sender, to, host);
+  const facts = messageFacts(message, sender, to, host, delivery);
   const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
   onCommit(() =>
     publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
@@ -249,7 +290,13 @@ async function insertMessage(
 }
 
 /** The narrow-matching facts of a new message. */
-function messageFacts(message: Message, sender: User, to: Addressee, host: string): MessageFacts {
+function messageFacts(
+  message: Message,
+  sender: User,
+  to: Addressee,
+  host: string,
+  delivery: Pick<Delivery, 'mutedFor' | 'followedBy'>,
+): MessageFacts {
   const people =
     to.kind === 'dm'
       ? [...new Map([...to.recipients, sender].map((u) => [u.id, u])).values()].sort(
@@ -270,6 +317,8 @@ function messageFacts(message: Message, sender: User, to: Addressee, host: strin
     hasImage: message.hasImage,
     hasAttachment: message.hasAttachment,
     gravatarAvatarUrl: avatarUrl(sender, true, apiEmail(sender, host) === sender.email),
+    mutedFor: delivery.mutedFor,
+    followedBy: delivery.followedBy,
   };
 }
 

@@ -77,6 +77,13 @@ export interface MessageFacts {
   hasAttachment: boolean;
   /** The avatar URL for clients that compute gravatars themselves (null when they may). */
   gravatarAvatarUrl: string | null;
+  /**
+   * Recipients for whom the message is muted (is:muted, in:home): they muted
+   * its topic, or muted its channel without unmuting or following the topic.
+   */
+  mutedFor: number[];
+  /** Recipients who follow the message's topic (is:followed). */
+  followedBy: number[];
 }
 
 /**

@@ -95,6 +95,10 @@ function termHolds(
           return !flags.includes('read');
         case 'resolved':
           return facts.streamId !== null && facts.topic.startsWith('✔ ');
+        case 'muted':
+          return facts.mutedFor.includes(viewerId);
+        case 'followed':
+          return facts.followedBy.includes(viewerId);
         default:
           return false;
       }
@@ -111,6 +115,7 @@ function termHolds(
       return searchWords(String(operand)).every((w) => haystack.includes(w.toLowerCase()));
     }
     case 'in':
+      return operand !== 'home' || !facts.mutedFor.includes(viewerId);
     case 'near':
     case 'with':
       return true;
