@@ -5,7 +5,7 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
-import { streamId, subscribe } from './streams-fixtures';
+import { expectRefusal, streamId, subscribe } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -24,11 +24,6 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const success = { result: 'success', msg: '' };
-
-function refused(res: { status: number; body: unknown }, msg: string, code = 'BAD_REQUEST') {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ result: 'error', msg, code });
-}
 
 async function register(as: User) {
   const res = await server.call('POST', '/register', {
@@ -86,22 +81,22 @@ describe('default channels', () => {
 
   test('only administrators, and only channels they can read that are public', async () => {
     for (const as of [cast.moderator, cast.member, cast.guest]) {
-      refused(
+      expectRefusal(
         await addDefault(ids.design, as),
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
       );
-      refused(
+      expectRefusal(
         await removeDefault(ids.general, as),
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
       );
     }
-    refused(await addDefault(999999), 'Invalid channel ID');
-    refused(await removeDefault(999999), 'Invalid channel ID');
-    refused(await addDefault(ids.secret), 'Private channels cannot be made default.');
+    expectRefusal(await addDefault(999999), 'Invalid channel ID');
+    expectRefusal(await removeDefault(999999), 'Invalid channel ID');
+    expectRefusal(await addDefault(ids.secret), 'Private channels cannot be made default.');
     // A private channel the administrator is not subscribed to cannot even be named.
-    refused(await addDefault(ids['owners-only']), 'Invalid channel ID');
+    expectRefusal(await addDefault(ids['owners-only']), 'Invalid channel ID');
     const missing = await server.call('POST', '/default_streams', { as: cast.admin });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'stream_id' });
@@ -137,15 +132,18 @@ describe('default channels', () => {
     const patch = (id: number, params: Record<string, unknown>, as: User = cast.admin) =>
       server.call('PATCH', `/streams/${id}`, { as, params });
     expect((await patch(ids.design, { is_default_stream: true })).body).toEqual(success);
-    refused(
+    expectRefusal(
       await patch(ids.secret, { is_default_stream: true }),
       'A default channel cannot be private.',
     );
-    refused(await patch(ids.design, { is_private: true }), 'A default channel cannot be private.');
+    expectRefusal(
+      await patch(ids.design, { is_private: true }),
+      'A default channel cannot be private.',
+    );
     // Administering a channel is not enough: its creator, a member, may not.
     await subscribe(server, cast.member2, ['members-corner']);
     const corner = await streamId(server, cast.member2, 'members-corner');
-    refused(
+    expectRefusal(
       await patch(corner, { is_default_stream: true }, cast.member2),
       'Must be an organization administrator',
       'UNAUTHORIZED_PRINCIPAL',
@@ -153,7 +151,7 @@ describe('default channels', () => {
     expect((await patch(corner, { description: 'Ours' }, cast.member2)).body).toEqual(success);
     expect((await patch(ids.design, { is_default_stream: false })).body).toEqual(success);
     // Private and default at once is refused; public and default at once is fine.
-    refused(
+    expectRefusal(
       await patch(ids.sales, { is_private: true, is_default_stream: true }),
       'A default channel cannot be private.',
     );
@@ -243,37 +241,37 @@ describe('default channel groups', () => {
 
   test('creating is refused as Zulip refuses it', async () => {
     for (const as of [cast.moderator, cast.member]) {
-      refused(
+      expectRefusal(
         await create({ group_name: 'X', description: '', stream_names: [] }, as),
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
       );
     }
-    refused(
+    expectRefusal(
       await create({ group_name: 'X', description: '', stream_names: ['nowhere'] }),
       "Invalid channel name 'nowhere'",
     );
-    refused(
+    expectRefusal(
       await create({ group_name: 'X', description: '', stream_names: ['owners-only'] }),
       "Invalid channel name 'owners-only'",
     );
-    refused(
+    expectRefusal(
       await create({ group_name: 'News', description: '', stream_names: ['design', 'general'] }),
       "'general' is a default channel and cannot be added to 'News'",
     );
-    refused(
+    expectRefusal(
       await create({ group_name: '  ', description: '', stream_names: [] }),
       "Invalid default channel group name '  '",
     );
-    refused(
+    expectRefusal(
       await create({ group_name: 'x'.repeat(61), description: '', stream_names: [] }),
       'Default channel group name too long (limit: 60 characters)',
     );
-    refused(
+    expectRefusal(
       await create({ group_name: 'a\u0000b', description: '', stream_names: [] }),
       "Default channel group name 'a\u0000b' contains NULL (0x00) characters.",
     );
-    refused(
+    expectRefusal(
       await create({ group_name: 'Sellers', description: 'Other', stream_names: [] }),
       "Default channel group 'Sellers' already exists",
     );
@@ -286,53 +284,56 @@ describe('default channel groups', () => {
     const [sellers, spare] = await groupsNow();
     const patch = (id: number, params: Record<string, unknown>, path = '', as = cast.admin) =>
       server.call('PATCH', `/default_stream_groups/${id}${path}`, { as, params });
-    refused(
+    expectRefusal(
       await patch(sellers.id, { new_group_name: 'Y' }, '', cast.moderator),
       'Must be an organization administrator',
       'UNAUTHORIZED_PRINCIPAL',
     );
-    refused(await patch(sellers.id, {}), 'You must pass "new_description" or "new_group_name".');
-    refused(
+    expectRefusal(
+      await patch(sellers.id, {}),
+      'You must pass "new_description" or "new_group_name".',
+    );
+    expectRefusal(
       await patch(sellers.id, { new_group_name: '', new_description: '' }),
       'You must pass "new_description" or "new_group_name".',
     );
-    refused(
+    expectRefusal(
       await patch(999999, { new_group_name: 'Y' }),
       "Default channel group with id '999999' does not exist.",
     );
-    refused(
+    expectRefusal(
       await patch(sellers.id, { new_group_name: 'Sellers' }),
       "This default channel group is already named 'Sellers'",
     );
-    refused(
+    expectRefusal(
       await patch(sellers.id, { new_group_name: 'Spare' }),
       "Default channel group 'Spare' already exists",
     );
-    refused(
+    expectRefusal(
       await patch(spare.id, { op: 'add', stream_names: ['random'] }, '/streams'),
       "Channel 'random' is already present in default channel group 'Spare'",
     );
-    refused(
+    expectRefusal(
       await patch(spare.id, { op: 'add', stream_names: ['general'] }, '/streams'),
       "'general' is a default channel and cannot be added to 'Spare'",
     );
-    refused(
+    expectRefusal(
       await patch(spare.id, { op: 'remove', stream_names: ['design'] }, '/streams'),
       "Channel 'design' is not present in default channel group 'Spare'",
     );
-    refused(
+    expectRefusal(
       await patch(spare.id, { op: 'swap', stream_names: ['design'] }, '/streams'),
       'Invalid value for "op". Specify one of "add" or "remove".',
     );
-    refused(
+    expectRefusal(
       await patch(999999, { op: 'add', stream_names: [] }, '/streams'),
       "Default channel group with id '999999' does not exist.",
     );
-    refused(
+    expectRefusal(
       await server.call('DELETE', '/default_stream_groups/999999', { as: cast.admin }),
       "Default channel group with id '999999' does not exist.",
     );
-    refused(
+    expectRefusal(
       await server.call('DELETE', `/default_stream_groups/${spare.id}`, { as: cast.member }),
       'Must be an organization administrator',
       'UNAUTHORIZED_PRINCIPAL',

@@ -5,7 +5,7 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
-import { sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
+import { expectRefusal, sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -43,11 +43,6 @@ const report = (as: User, id: number, params: Record<string, unknown>) =>
 const setChannel = (as: User, id: number) =>
   server.call('PATCH', '/realm', { as, params: { moderation_request_channel_id: id } });
 
-const refusal = (msg: string, code = 'BAD_REQUEST') => ({
-  status: 400,
-  body: { result: 'error', msg, code },
-});
-
 async function registered(as: User) {
   const res = await server.call('POST', '/register', {
     as,
@@ -74,16 +69,20 @@ async function moderationMessages(as: User) {
 
 test('reporting is off until an administrator chooses a private channel', async () => {
   expect((await registered(cast.member)).realm_moderation_request_channel_id).toBe(-1);
-  expect(await report(cast.member, message.lobby, { report_type: 'spam' })).toMatchObject(
-    refusal('Moderation request channel must be specified to enable message reporting.'),
+  expectRefusal(
+    await report(cast.member, message.lobby, { report_type: 'spam' }),
+    'Moderation request channel must be specified to enable message reporting.',
   );
-  expect(await setChannel(cast.member, channel.moderation)).toMatchObject(
-    refusal('Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL'),
+  expectRefusal(
+    await setChannel(cast.member, channel.moderation),
+    'Must be an organization administrator',
+    'UNAUTHORIZED_PRINCIPAL',
   );
-  expect(await setChannel(cast.admin, channel.lobby)).toMatchObject(
-    refusal('Moderation request channel must be private.'),
+  expectRefusal(
+    await setChannel(cast.admin, channel.lobby),
+    'Moderation request channel must be private.',
   );
-  expect(await setChannel(cast.admin, 99999)).toMatchObject(refusal('Invalid channel ID'));
+  expectRefusal(await setChannel(cast.admin, 99999), 'Invalid channel ID');
 
   const state = await registered(cast.member);
   expect((await setChannel(cast.admin, channel.moderation)).body).toEqual({
@@ -153,16 +152,16 @@ test('a direct message can be reported by a participant', async () => {
 
 test('refusals: no explanation for another reason, an unreadable message, a long explanation', async () => {
   const before = (await moderationMessages(cast.admin)).body.messages.length;
-  expect(await report(cast.member, message.lobby, { report_type: 'other' })).toMatchObject(
-    refusal('An explanation is required.'),
+  expectRefusal(
+    await report(cast.member, message.lobby, { report_type: 'other' }),
+    'An explanation is required.',
   );
-  expect(
+  expectRefusal(
     await report(cast.member, message.lobby, { report_type: 'other', description: '   ' }),
-  ).toMatchObject(refusal('An explanation is required.'));
+    'An explanation is required.',
+  );
   for (const id of [message.secret, 99999])
-    expect(await report(cast.member, id, { report_type: 'spam' })).toMatchObject(
-      refusal('Invalid message(s)'),
-    );
+    expectRefusal(await report(cast.member, id, { report_type: 'spam' }), 'Invalid message(s)');
   expect(
     (
       await report(cast.member, message.lobby, {
@@ -178,7 +177,8 @@ test('refusals: no explanation for another reason, an unreadable message, a long
 test('archiving the moderation channel turns reporting off', async () => {
   const res = await server.call('DELETE', `/streams/${channel.moderation}`, { as: cast.admin });
   expect(res.status).toBe(200);
-  expect(await report(cast.member, message.lobby, { report_type: 'spam' })).toMatchObject(
-    refusal('Moderation request channel must be specified to enable message reporting.'),
+  expectRefusal(
+    await report(cast.member, message.lobby, { report_type: 'spam' }),
+    'Moderation request channel must be specified to enable message reporting.',
   );
 });

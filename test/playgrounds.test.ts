@@ -4,6 +4,7 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
+import { expectRefusal } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -41,20 +42,6 @@ async function added(name: string, language: string, urlTemplate: string): Promi
 async function removeAll(): Promise<void> {
   for (const p of await listed())
     await server.call('DELETE', `/realm/playgrounds/${p.id}`, { as: cast.admin });
-}
-
-function expectRefusal(
-  res: { status: number; body: unknown },
-  msg: string,
-  errors?: Record<string, string[]>,
-) {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({
-    result: 'error',
-    msg,
-    code: 'BAD_REQUEST',
-    ...(errors ? { errors } : {}),
-  });
 }
 
 describe('adding', () => {
@@ -147,7 +134,12 @@ describe('adding', () => {
       },
     ],
   ])('%j %j %j is refused: %s', async (name, language, template, msg, errors) => {
-    expectRefusal(await add(name, language, template), msg, errors);
+    expectRefusal(
+      await add(name, language, template),
+      msg,
+      'BAD_REQUEST',
+      errors ? { errors } : {},
+    );
   });
 
   test('the language parameter is checked before anything else', async () => {

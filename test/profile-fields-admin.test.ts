@@ -4,6 +4,7 @@
 import { applyEvents } from './support/apply-events';
 import { Role } from '../src/lib/constants';
 import { TestServer, type Cast } from './support/server';
+import { expectRefusal } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -28,19 +29,14 @@ async function fieldIds(): Promise<number[]> {
   return res.body.custom_fields.map((f: { id: number }) => f.id);
 }
 
-function refused(res: { status: number; body: unknown }, msg: string, code = 'BAD_REQUEST') {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ result: 'error', msg, code });
-}
-
 test('only administrators may reorder or delete', async () => {
   for (const as of [cast.moderator, cast.member, cast.guest]) {
-    refused(
+    expectRefusal(
       await server.call('PATCH', '/realm/profile_fields', { as, params: { order: ids } }),
       'Must be an organization administrator',
       'UNAUTHORIZED_PRINCIPAL',
     );
-    refused(
+    expectRefusal(
       await server.call('DELETE', `/realm/profile_fields/${ids[0]}`, { as }),
       'Must be an organization administrator',
       'UNAUTHORIZED_PRINCIPAL',
@@ -52,7 +48,7 @@ test('reordering needs every field exactly once', async () => {
   const reorder = (order: number[]) =>
     server.call('PATCH', '/realm/profile_fields', { as: cast.admin, params: { order } });
   for (const order of [[ids[0], ids[1]], [...ids, ids[0]], [ids[0], ids[1], 99999], []])
-    refused(await reorder(order), 'Invalid order mapping.');
+    expectRefusal(await reorder(order), 'Invalid order mapping.');
   expect((await reorder([ids[2], ids[0], ids[1]])).body).toEqual({ result: 'success', msg: '' });
   expect(await fieldIds()).toEqual([ids[2], ids[0], ids[1]]);
 });
@@ -69,7 +65,7 @@ test('deleting removes the field and its values; unknown fields are refused', as
     params: { name: 'Theirs', field_type: 1 },
   });
   for (const id of [theirs.body.id, 99999])
-    refused(
+    expectRefusal(
       await server.call('DELETE', `/realm/profile_fields/${id}`, { as: cast.admin }),
       `Field id ${id} not found.`,
     );
@@ -228,7 +224,7 @@ describe('PATCH /realm/profile_fields/{field_id}', () => {
     const notes = await create({ name: 'Notes', field_type: 2 });
     const before = await fields();
     for (const as of [realm.moderator, realm.member, realm.guest])
-      refused(
+      expectRefusal(
         await update(id, { hint: 'x' }, as),
         'Must be an organization administrator',
         'UNAUTHORIZED_PRINCIPAL',
@@ -239,18 +235,18 @@ describe('PATCH /realm/profile_fields/{field_id}', () => {
       params: { name: 'Theirs', field_type: 1 },
     });
     for (const missing of [theirs.body.id, 99999])
-      refused(await update(missing, { hint: 'x' }), `Field id ${missing} not found.`);
-    refused(await update(id, { name: '  ' }), 'Label cannot be blank.');
-    refused(await update(id, { name: 'Floor' }), 'A field with that label already exists.');
-    refused(
+      expectRefusal(await update(missing, { hint: 'x' }), `Field id ${missing} not found.`);
+    expectRefusal(await update(id, { name: '  ' }), 'Label cannot be blank.');
+    expectRefusal(await update(id, { name: 'Floor' }), 'A field with that label already exists.');
+    expectRefusal(
       await update(github, { name: 'Code', field_data: { subtype: 'github' } }),
       'Default custom field cannot be updated.',
     );
-    refused(
+    expectRefusal(
       await update(github, { field_data: { subtype: 'myspace' } }),
       'Invalid external account type',
     );
-    refused(
+    expectRefusal(
       await update(notes, { display_in_profile_summary: true }),
       'Field type not supported for display in profile summary.',
     );

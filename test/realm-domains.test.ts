@@ -4,6 +4,7 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
+import { expectRefusal } from './streams-fixtures';
 
 let server: TestServer;
 let cast: Cast;
@@ -27,11 +28,6 @@ function add(domain: string, allowSubdomains = false, as: User = cast.owner) {
     as,
     params: { domain, allow_subdomains: allowSubdomains },
   });
-}
-
-function expectRefusal(res: { status: number; body: unknown }, msg: string, code = 'BAD_REQUEST') {
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({ result: 'error', msg, code });
 }
 
 async function removeAll(): Promise<void> {

@@ -120,3 +120,13 @@ export function expectError(
     body: { result: 'error', msg, code, ...extra },
   });
 }
+
+/** Expects a 400 refusal in Zulip's envelope: `msg`, `code` and any further fields. */
+export function expectRefusal(
+  res: { status: number; body: any },
+  msg: string,
+  code = 'BAD_REQUEST',
+  extra: Record<string, unknown> = {},
+) {
+  expectError(res, 400, code, msg, extra);
+}
