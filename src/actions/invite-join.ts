@@ -16,7 +16,6 @@ import {
 import { activeUserIds } from '../lib/users/user-events';
 import { hashPassword } from '../lib/users/secrets';
 import type { Services } from '../services';
-import { addSubscriptions } from './subscriptions';
 import { checkFullName, insertUser } from './users';
 
 /** Shortest password the join page accepts. */
@@ -97,20 +96,10 @@ export async function doJoinWithInvite(
         password: form.password,
         role: invite.invitedAs,
         joinDefaultChannels: invite.includeRealmDefaultSubscriptions,
+        channelIds: storedIds(invite.streamIds),
       },
       passwordHash,
     );
-    const streams = await tx.stream.findMany({
-      where: { id: { in: storedIds(invite.streamIds) }, realmId: realm.id, isArchived: false },
-      orderBy: { id: 'asc' },
-    });
-    if (streams.length > 0)
-      await addSubscriptions(
-        tx,
-        onCommit,
-        services,
-        streams.map((stream) => ({ user, stream })),
-      );
     const groups = await tx.userGroup.findMany({
       where: { id: { in: storedIds(invite.groupIds) }, realmId: realm.id, name: { not: null } },
       orderBy: { id: 'asc' },

@@ -40,6 +40,8 @@ export interface NewUser {
   botOwnerId?: number | null;
   /** Whether a human joins the organization's default channels (true unless said). */
   joinDefaultChannels?: boolean;
+  /** Further channels to join (an invitation's), by ID; archived ones are left out. */
+  channelIds?: number[];
 }
 
 const emailFormat = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -137,18 +139,24 @@ export async function insertUser(
         everyone.map((u) => u.id),
       );
   });
-  // New people join the organization's default channels.
-  if (!user.isBot && (input.joinDefaultChannels ?? true)) {
-    const defaults = await tx.stream.findMany({
-      where: { realmId: realm.id, isDefault: true, isArchived: false },
+  // New people join the organization's default channels, and any channels they were given.
+  const joinDefaults = !user.isBot && (input.joinDefaultChannels ?? true);
+  const given = input.channelIds ?? [];
+  if (joinDefaults || given.length > 0) {
+    const channels = await tx.stream.findMany({
+      where: {
+        realmId: realm.id,
+        isArchived: false,
+        OR: [...(joinDefaults ? [{ isDefault: true }] : []), { id: { in: given } }],
+      },
       orderBy: { id: 'asc' },
     });
-    if (defaults.length > 0)
+    if (channels.length > 0)
       await addSubscriptions(
         tx,
         onCommit,
         services,
-        defaults.map((stream) => ({ user, stream })),
+        channels.map((stream) => ({ user, stream })),
       );
   }
   return user;
