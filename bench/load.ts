@@ -20,26 +20,49 @@ export interface ServerInfo extends Partial<BenchUser> {
   users?: BenchUser[];
 }
 
+/** A server child's CPU time (user + system, microseconds) and its heap after a full collection (bytes). */
+export interface Usage {
+  cpu: number;
+  /** The CPU time after the collection, from which a measured window starts. */
+  cpuAfter: number;
+  heap: number;
+}
+
+/** A started server child. */
+export interface Started {
+  child: ChildProcess;
+  info: ServerInfo;
+  /** Asks the child for its usage (SIGUSR2, answered with one JSON line). */
+  usage(): Promise<Usage>;
+}
+
 /**
  * Starts `servers.js <kind>` with extra environment and resolves when it is
  * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
  * there when it stops.
  */
 export function startServer(
-  kind: 'bare' | 'fanout' | 'chat' | 'peer',
+  kind: 'bare' | 'fanout' | 'chat' | 'peer' | 'floor',
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; info: ServerInfo }> {
+): Promise<Started> {
   const profile =
     kind === 'chat' && process.env.BENCH_PROFILE_DIR
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
       : [];
-  const child = spawn(process.execPath, [...profile, join(__dirname, 'servers.js'), kind], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', ...profile, join(__dirname, 'servers.js'), kind],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
+  const usage = async (): Promise<Usage> => {
+    const answer = next();
+    child.kill('SIGUSR2');
+    return JSON.parse(await answer);
+  };
   return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', (line) => resolve({ child, info: JSON.parse(line) }));
+    next().then((line) => resolve({ child, info: JSON.parse(line), usage }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
 }

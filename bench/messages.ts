@@ -14,87 +14,17 @@
 //    and committed directly with better-sqlite3, as the send path writes them.
 // Prints throughput, latency and the ratios; it is not a pass/fail test.
 //   npm run bench:messages   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_MESSAGES)
-import { spawn } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
 import { Agent } from 'node:http';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { openDatabase } from '../src/db/client';
 import { parseDatabaseUrl } from '../src/db/url';
 import { basicAuth, call, load, startServer, summary, type BenchUser } from './load';
+import { startPollers } from './pollers-client';
+import { seed } from './seed';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 10);
 const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
 const subscribers = 50;
-
-/** Sends one form request and returns the parsed JSON answer. */
-
-/** Starts pollers.js: a waiting long-poll on each queue, in a process of its own; `stop()` returns the message events it saw. */
-async function startPollers(port: number, users: BenchUser[], queues: string[]) {
-  const config = JSON.stringify({
-    port,
-    polls: users.map((u, i) => ({ email: u.email, apiKey: u.apiKey, queueId: queues[i] })),
-  });
-  const child = spawn(process.execPath, [join(__dirname, 'pollers.js'), config], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
-  await next(); // ready
-  return {
-    stop: async (): Promise<number> => {
-      const answer = next();
-      child.kill('SIGTERM');
-      return JSON.parse(await answer).received;
-    },
-  };
-}
-
-/** Adds `count` messages to the channel directly in the database, `target` of them in topic "target". */
-async function seed(
-  databaseUrl: string,
-  realmId: number,
-  streamId: number,
-  senderId: number,
-  count: number,
-  target: number,
-): Promise<void> {
-  const db = await openDatabase(databaseUrl);
-  try {
-    const batch = 1000;
-    for (let start = 0; start < count; start += batch) {
-      await db.write(async (tx) => {
-        const rows = [];
-        for (let i = start; i < Math.min(count, start + batch); i++) {
-          const topic = i >= count - target ? 'target' : `filler ${i % 500}`;
-          const content = `message ${i} about the quarterly numbers`;
-          rows.push({
-            realmId,
-            senderId,
-            streamId,
-            topic,
-            topicLower: topic,
-            content,
-            renderedContent: `<p>${content}</p>`,
-          });
-        }
-        await tx.message.createMany({ data: rows });
-        const ids = await tx.message.findMany({
-          where: { streamId },
-          orderBy: { id: 'desc' },
-          take: rows.length,
-          select: { id: true },
-        });
-        await tx.userMessage.createMany({
-          data: ids.map(({ id }) => ({ userId: senderId, messageId: id, read: true })),
-        });
-      });
-    }
-  } finally {
-    await db.close();
-  }
-}
 
 /**
  * Writes `count` messages to the channel the way the send path does (one
@@ -188,13 +118,14 @@ async function main(): Promise<void> {
         (await call(port, agent, user, 'POST', '/register', { event_types: '["message"]' }))
           .queue_id,
       );
-    const polls = await startPollers(port, users, queues);
+    const pollsOf = users.map((u, i) => ({ email: u.email, apiKey: u.apiKey, queueId: queues[i] }));
+    const polls = await startPollers(port, pollsOf);
     const bareSend = await load(
       { ...postOptions, url: `http://127.0.0.1:${bare.info.port}/api/v1/messages` },
       seconds,
     );
     const fanout = await startServer('fanout');
-    const fanoutPolls = await startPollers(fanout.info.port, users, queues);
+    const fanoutPolls = await startPollers(fanout.info.port, pollsOf);
     const fanoutSend = await load(
       { ...postOptions, url: `http://127.0.0.1:${fanout.info.port}/api/v1/messages` },
       seconds,
@@ -206,7 +137,7 @@ async function main(): Promise<void> {
     const after = (await call(port, agent, owner, 'POST', '/messages', marker)).id;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const sent = after - before + 1; // the warm-up, the measured run and the second marker
-    const delivered = await polls.stop();
+    const delivered = (await polls.stop()).received;
 
     const stream = (await call(port, agent, owner, 'GET', '/streams')).streams.find(
       (s: { name: string }) => s.name === 'bench',

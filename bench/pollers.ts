@@ -1,25 +1,22 @@
 // A process of its own that keeps a long-poll waiting on each given event
 // queue, re-polling as soon as an answer arrives, until it gets SIGTERM; then
-// it prints how many message events it received. The messages benchmark runs
-// it beside the load generator, so that neither starves the other.
-//   node dist/bench/pollers.js '<json {port, polls: [{email, apiKey, queueId}]}>'
+// it prints one JSON line: how many message events it received, and for each
+// message ID how many polls received it and when the last one did. The
+// benchmarks run it beside the load generator, so that neither starves the
+// other.
+//   echo '{"port": ..., "polls": [{"email", "apiKey", "queueId"}]}' | node dist/bench/pollers.js
 import { Agent, request } from 'node:http';
+import type { Deliveries, Poll } from './pollers-client';
 
-interface Poll {
-  email: string;
-  apiKey: string;
-  queueId: string;
-}
-
-const { port, polls } = JSON.parse(process.argv[2] ?? '{}') as { port: number; polls: Poll[] };
-const agent = new Agent({ keepAlive: true, maxSockets: polls.length });
 let running = true;
-let received = 0;
+const deliveries: Deliveries = { received: 0, byMessage: {} };
 
 function get(
+  agent: Agent,
+  port: number,
   poll: Poll,
   lastEventId: number,
-): Promise<{ events?: { id: number; type: string }[] } | null> {
+): Promise<{ events?: { id: number; type: string; message?: { id: number } }[] } | null> {
   const auth = `Basic ${Buffer.from(`${poll.email}:${poll.apiKey}`).toString('base64')}`;
   return new Promise((resolve) => {
     const req = request(
@@ -33,7 +30,22 @@ function get(
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve(JSON.parse(text)));
+        res.on('end', () => {
+          const now = performance.timeOrigin + performance.now();
+          try {
+            const answer = JSON.parse(text);
+            for (const event of answer.events ?? [])
+              if (event.type === 'message') {
+                deliveries.received++;
+                const seen = (deliveries.byMessage[event.message.id] ??= [0, 0]);
+                seen[0]++;
+                seen[1] = now;
+              }
+            resolve(answer);
+          } catch {
+            resolve(null);
+          }
+        });
       },
     );
     req.on('error', () => resolve(null));
@@ -41,21 +53,27 @@ function get(
   });
 }
 
-async function loop(poll: Poll): Promise<void> {
+async function loop(agent: Agent, port: number, poll: Poll): Promise<void> {
   let last = -1;
   while (running) {
-    const res = await get(poll, last);
-    for (const event of res?.events ?? []) {
-      last = Math.max(last, event.id);
-      if (event.type === 'message') received++;
-    }
+    const res = await get(agent, port, poll, last);
+    if (!res) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const event of res?.events ?? []) last = Math.max(last, event.id);
   }
 }
 
 process.on('SIGTERM', () => {
   running = false;
-  process.stdout.write(`${JSON.stringify({ received })}\n`);
+  process.stdout.write(`${JSON.stringify(deliveries)}\n`);
   process.exit(0);
 });
-for (const poll of polls) void loop(poll);
-process.stdout.write('ready\n');
+
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk: string) => (input += chunk));
+process.stdin.on('end', () => {
+  const { port, polls } = JSON.parse(input) as { port: number; polls: Poll[] };
+  const agent = new Agent({ keepAlive: true, maxSockets: polls.length });
+  for (const poll of polls) void loop(agent, port, poll);
+  process.stdout.write('ready\n');
+});

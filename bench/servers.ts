@@ -12,7 +12,11 @@
 //                                        and BENCH_USERS members besides its owner
 //   node dist/bench/servers.js peer   -> this project's server on the existing
 //                                        BENCH_DATABASE_URL, creating nothing
-// Each prints one JSON line with its port (and credentials) when ready.
+//   node dist/bench/servers.js floor  -> the hand-written floor of floor.ts on the
+//                                        existing SQLite BENCH_DATABASE_URL
+// Each prints one JSON line with its port (and credentials) when ready, and
+// on SIGUSR2 one JSON line of its usage: CPU microseconds (user + system)
+// before and after a full garbage collection, and the heap after it.
 import { createServer, type ServerResponse } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,7 @@ import { Role } from '../src/lib/constants';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
+import { floor } from './floor';
 
 async function bare(): Promise<void> {
   const body = JSON.stringify({
@@ -145,14 +150,28 @@ async function peer(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`);
 }
 
+async function floorServer(): Promise<void> {
+  const port = await floor(process.env.BENCH_DATABASE_URL!, 'http://127.0.0.1');
+  process.stdout.write(`${JSON.stringify({ port })}\n`);
+}
+
+process.on('SIGUSR2', () => {
+  const before = process.cpuUsage();
+  (globalThis as { gc?: () => void }).gc?.();
+  const after = process.cpuUsage();
+  process.stdout.write(
+    `${JSON.stringify({ cpu: before.user + before.system, cpuAfter: after.user + after.system, heap: process.memoryUsage().heapUsed })}\n`,
+  );
+});
+
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.
 process.on('SIGTERM', () => process.exit(0));
 process.on('SIGINT', () => process.exit(0));
 
-const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat, peer };
+const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat, peer, floor: floorServer };
 const run = kinds[process.argv[2] ?? ''];
 if (!run) {
-  process.stderr.write('usage: servers.js bare|fanout|chat|peer\n');
+  process.stderr.write('usage: servers.js bare|fanout|chat|peer|floor\n');
   process.exit(2);
 }
 run().catch((error) => {

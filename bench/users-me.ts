@@ -1,11 +1,12 @@
 // Throughput of an authenticated GET /api/v1/users/me against a bare node:http
 // server answering fixed JSON, under the same load (autocannon), measured in
 // the same run. Prints both figures and the ratio; it is not a pass/fail test.
-//   npm run bench        (BENCH_SECONDS, BENCH_CONNECTIONS to change the load)
+//   npm run bench:users-me   (BENCH_SECONDS, BENCH_CONNECTIONS to change the load)
 import { basicAuth, load, startServer, summary } from './load';
+import { figure } from './open-loop';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
-const connections = Number(process.env.BENCH_CONNECTIONS || 50);
+const connections = Number(process.env.BENCH_CONNECTIONS || 32);
 
 async function main(): Promise<void> {
   const bare = await startServer('bare');
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${summary('bare node:http', baseline)}\n`);
     process.stdout.write(`${summary('chat server', ours)}\n`);
     process.stdout.write(
-      `ratio (chat / bare): ${(ours.requests.average / baseline.requests.average).toFixed(3)}\n`,
+      `${figure(`GET /users/me, ${connections} connections`, `ratio ${(ours.requests.average / baseline.requests.average).toFixed(3)}`, '0.5')}\n`,
     );
   } finally {
     bare.child.kill();

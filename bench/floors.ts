@@ -1,0 +1,188 @@
+// This server against its floor (floor.ts: node:http and better-sqlite3 doing
+// the same work by hand, on the same database) on the hot paths, under the
+// same open-loop load in the same run. The figure is the floor's CPU time
+// divided by this server's for the same requests (1.0: no overhead), with the
+// latency percentiles beside it:
+//  - send: POST /messages to a channel of 50 subscribers at BENCH_RATE (50)
+//    a second, before any event queue exists;
+//  - send with polls: the same while each subscriber holds a waiting
+//    long-poll; also the p99 from a send being due to the last of its 50
+//    polls answered;
+//  - read: GET /messages of one topic (100 of BENCH_MESSAGES, 100,000),
+//    newest first, at BENCH_RATE a second.
+// Each run lasts BENCH_SECONDS (10) after a 2-second warm-up. Prints figures;
+// it is not a pass/fail test.
+//   npm run bench:floors
+import { Agent } from 'node:http';
+import { basicAuth, call, startServer, type BenchUser, type Started } from './load';
+import { figure, measured, openLoop, percentile, percentiles, type Shot } from './open-loop';
+import { startPollers, type Poll } from './pollers-client';
+import { seed } from './seed';
+
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const rate = Number(process.env.BENCH_RATE || 50);
+const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
+const subscribers = 50;
+
+/** A warm-up, then the measured run: the server's CPU microseconds per request and the run's result. */
+async function run(server: Started, shot: (i: number) => Shot) {
+  await openLoop(server.info.port, rate, Math.min(2, seconds), shot);
+  const { cpu, result } = await measured(server, () =>
+    openLoop(server.info.port, rate, seconds, shot),
+  );
+  if (result.failed) throw new Error(`${result.failed} requests failed`);
+  return { perRequest: cpu / (rate * seconds), result };
+}
+
+function line(
+  name: string,
+  ours: { perRequest: number; result: { latencies: number[] } },
+  floor: typeof ours,
+) {
+  return `${name.padEnd(22)} this server ${ours.perRequest.toFixed(0).padStart(6)} us CPU/request (${percentiles(ours.result.latencies)})   floor ${floor.perRequest.toFixed(0).padStart(5)} us (${percentiles(floor.result.latencies)})`;
+}
+
+/** Milliseconds from each send being due to the last poll that received it, sorted. */
+function deliveryTimes(
+  answers: { due: number; body: { id?: number } }[],
+  byMessage: Record<string, [number, number]>,
+  expected: number,
+): { times: number[]; missing: number } {
+  const times: number[] = [];
+  let missing = 0;
+  for (const { due, body } of answers) {
+    const seen = byMessage[String(body.id)];
+    if (!seen || seen[0] < expected) missing++;
+    if (seen) times.push(seen[1] - due);
+  }
+  return { times: times.sort((a, b) => a - b), missing };
+}
+
+async function main(): Promise<void> {
+  const chat = await startServer('chat', { BENCH_USERS: String(subscribers - 1) });
+  const owner = chat.info as BenchUser;
+  const users = [owner, ...chat.info.users!];
+  const agent = new Agent({ keepAlive: true });
+  const floor = await startServer('floor', { BENCH_DATABASE_URL: chat.info.databaseUrl! });
+  const figures: string[] = [];
+  try {
+    const subscribed = await call(chat.info.port, agent, owner, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'bench' }]),
+      principals: JSON.stringify(users.map((u) => u.id)),
+    });
+    if (subscribed.result !== 'success')
+      throw new Error(`subscribe: ${JSON.stringify(subscribed)}`);
+    const send: Shot = {
+      method: 'POST',
+      path: '/api/v1/messages',
+      headers: {
+        authorization: basicAuth(owner),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body:
+        'type=stream&to=bench&topic=benchmark&content=' +
+        encodeURIComponent(
+          'Hello **everyone**, a message of ordinary length with a [link](https://example.com).',
+        ),
+    };
+    process.stdout.write(
+      `open loop, ${rate} requests/s for ${seconds} s after a warm-up; CPU of the server process\n`,
+    );
+
+    const quietOurs = await run(chat, () => send);
+    const quietFloor = await run(floor, () => send);
+    process.stdout.write(`${line('send, no queues', quietOurs, quietFloor)}\n`);
+    figures.push(
+      figure(
+        'send to 50 subscribers, no queues',
+        `ratio ${(quietFloor.perRequest / quietOurs.perRequest).toFixed(3)}`,
+        '0.7',
+      ),
+    );
+
+    const queues: Poll[] = [];
+    for (const user of users) {
+      const registered = await call(chat.info.port, agent, user, 'POST', '/register', {
+        event_types: '["message"]',
+      });
+      queues.push({ email: user.email, apiKey: user.apiKey, queueId: registered.queue_id });
+    }
+    const oursPolls = await startPollers(chat.info.port, queues);
+    const pollingOurs = await run(chat, () => send);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const oursSeen = await oursPolls.stop();
+    const floorPolls = await startPollers(
+      floor.info.port,
+      queues.map((q, i) => ({ ...q, queueId: `floor-${i}` })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pollingFloor = await run(floor, () => send);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const floorSeen = await floorPolls.stop();
+    const oursDelivery = deliveryTimes(pollingOurs.result.answers, oursSeen.byMessage, subscribers);
+    const floorDelivery = deliveryTimes(
+      pollingFloor.result.answers,
+      floorSeen.byMessage,
+      subscribers,
+    );
+    process.stdout.write(`${line('send, 50 waiting polls', pollingOurs, pollingFloor)}\n`);
+    process.stdout.write(
+      `${''.padEnd(22)} due -> last of 50 polls answered: this server ${percentiles(oursDelivery.times)} (${oursDelivery.missing} not delivered to all)   floor ${percentiles(floorDelivery.times)} (${floorDelivery.missing})\n`,
+    );
+    figures.push(
+      figure(
+        'send to 50 waiting polls',
+        `ratio ${(pollingFloor.perRequest / pollingOurs.perRequest).toFixed(3)}`,
+        '0.7',
+      ),
+      figure(
+        'send to 50 waiting polls, p99 send -> delivered',
+        `${percentile(oursDelivery.times, 99).toFixed(1)} ms`,
+        '10 ms',
+      ),
+    );
+
+    const stream = (await call(chat.info.port, agent, owner, 'GET', '/streams')).streams.find(
+      (s: { name: string }) => s.name === 'bench',
+    );
+    const realmId = (
+      await call(chat.info.port, agent, owner, 'POST', '/register', {
+        event_types: '[]',
+        fetch_event_types: '["realm"]',
+      })
+    ).realm_id;
+    agent.destroy();
+    await seed(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, totalMessages, 100);
+    const narrow = encodeURIComponent(
+      JSON.stringify([
+        { operator: 'channel', operand: 'bench' },
+        { operator: 'topic', operand: 'target' },
+      ]),
+    );
+    const read: Shot = {
+      method: 'GET',
+      path: `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`,
+      headers: { authorization: basicAuth(owner) },
+    };
+    const readOurs = await run(chat, () => read);
+    const readFloor = await run(floor, () => read);
+    process.stdout.write(`${line(`read 100 of ${totalMessages}`, readOurs, readFloor)}\n`);
+    figures.push(
+      figure(
+        `GET /messages, 100 of ${totalMessages}`,
+        `ratio ${(readFloor.perRequest / readOurs.perRequest).toFixed(3)}`,
+        '0.7',
+      ),
+    );
+    process.stdout.write(`${figures.join('\n')}\n`);
+  } finally {
+    agent.destroy();
+    chat.child.kill();
+    floor.child.kill();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});
