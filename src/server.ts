@@ -86,8 +86,7 @@ export async function startServer(
   options: AppOptions = {},
 ): Promise<RunningServer> {
   const services = await createServices(config, log);
-  const app = await createApp(services, options);
-  const handle = app.callback();
+  const { handle } = await createApp(services, options);
   let draining = false;
   const http = createServer((req, res) => {
     // While stopping, every answer closes its connection, so that the

@@ -1,9 +1,10 @@
-// The Koa application: request IDs, one log line and the metrics of each
-// request, the error envelope, the operator endpoints (health, readiness,
-// metrics), body reading, the served contract and its docs, the route table
-// built from openapi.yaml, and the answers for paths and methods that match no
-// operation.
+// The application: the lean path for event-queue polls (lean.ts), then Koa:
+// request IDs, one log line and the metrics of each request, the error
+// envelope, the operator endpoints (health, readiness, metrics), body reading,
+// the served contract and its docs, the route table built from openapi.yaml,
+// and the answers for paths and methods that match no operation.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rm } from 'node:fs/promises';
 import Koa from 'koa';
 import { handlers, publicHandlers } from '../handlers';
@@ -16,14 +17,16 @@ import { emojiDataServing } from './emoji-data';
 import { sendError } from './envelope';
 import { fileServing } from './files';
 import { joinPages } from './join';
+import { leanPath, type RequestRecorder } from './lean';
 import { createMetrics } from './metrics';
 import { operatorEndpoints } from './operator';
 import { buildRouter, methodsByShape, type RequestState } from './routes';
-import { loadSpec, specPath } from './spec';
+import { loadSpec, specModule, specPath } from './spec';
+import { RequestValidators, validatorCacheFile } from './validators';
 
 /** Options of the application. */
 export interface AppOptions {
-  /** Defer compiling validators to each operation's first request (tests). */
+  /** Compile each operation's validators on its first request, without the cache (tests). */
   lazy?: boolean;
   /** Add prom-client's process metrics to /metrics (the server started by npm start). */
   processMetrics?: boolean;
@@ -44,16 +47,30 @@ function forwardedRequestId(header: string): string | undefined {
   return /^[\w.:-]{1,128}$/.test(header) ? header : undefined;
 }
 
+/** The application: Koa, and the listener that puts the lean path (lean.ts) before it. */
+export interface App {
+  koa: Koa;
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
 /** Builds the application for `services`. */
-export async function createApp(services: Services, options: AppOptions = {}): Promise<Koa> {
-  const { api, operations } = await loadSpec(specPath);
-  const { router, staticRoutes } = buildRouter(
-    api,
+export async function createApp(services: Services, options: AppOptions = {}): Promise<App> {
+  const { api, operations, takeCompilers } = await loadSpec(specPath);
+  // Every operation's validators are made ready now (from the cache when it
+  // holds them), or with `lazy` (tests, which start many servers) compiled on
+  // each operation's first request.
+  const validators = new RequestValidators(api, takeCompilers, services.log);
+  if (!options.lazy)
+    validators.prepare(
+      operations.map((op) => op.operationId),
+      validatorCacheFile(specPath, specModule),
+    );
+  const { router, staticRoutes, serve, direct } = buildRouter(
+    validators,
     operations,
     services,
     handlers,
     publicHandlers,
-    options.lazy,
   );
   const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: services.config.trustProxy });
@@ -61,8 +78,26 @@ export async function createApp(services: Services, options: AppOptions = {}): P
 
   const metrics = createMetrics(services, { processMetrics: options.processMetrics });
   const trustProxy = services.config.trustProxy;
+  const recorder: RequestRecorder = {
+    requestId: (header) => (trustProxy && header && forwardedRequestId(header)) || randomUUID(),
+    record: ({ id, method, path, operation, status, ms, userId }) => {
+      metrics.observeRequest(operation, status, ms / 1000);
+      if (log.enabled('info')) {
+        log.info('request', {
+          request_id: id,
+          method,
+          // Paths of uploaded files are left out: temporary download URLs carry a token.
+          ...(operation === 'user-uploads' ? {} : { path }),
+          operation,
+          status,
+          duration_ms: Math.round(ms * 1000) / 1000,
+          ...(userId !== undefined ? { user_id: userId } : {}),
+        });
+      }
+    },
+  };
   app.use(async (ctx, next) => {
-    const requestId = (trustProxy && forwardedRequestId(ctx.get('x-request-id'))) || randomUUID();
+    const requestId = recorder.requestId(ctx.get('x-request-id'));
     const started = performance.now();
     ctx.set('X-Request-Id', requestId);
     try {
@@ -70,22 +105,16 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     } catch (error) {
       sendError(ctx, error, log, requestId);
     }
-    const ms = performance.now() - started;
     const state = ctx.state as RequestState;
-    const operation = state.operation ?? operationOutsideApi(ctx.path);
-    metrics.observeRequest(operation, ctx.status, ms / 1000);
-    if (log.enabled('info')) {
-      log.info('request', {
-        request_id: requestId,
-        method: ctx.method,
-        // Paths of uploaded files are left out: temporary download URLs carry a token.
-        ...(operation === 'user-uploads' ? {} : { path: ctx.path }),
-        operation,
-        status: ctx.status,
-        duration_ms: Math.round(ms * 1000) / 1000,
-        ...(state.userId !== undefined ? { user_id: state.userId } : {}),
-      });
-    }
+    recorder.record({
+      id: requestId,
+      method: ctx.method,
+      path: ctx.path,
+      operation: state.operation ?? operationOutsideApi(ctx.path),
+      status: ctx.status,
+      ms: performance.now() - started,
+      userId: state.userId,
+    });
   });
 
   // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
@@ -137,5 +166,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
   });
 
-  return app;
+  const lean = leanPath({ serve, direct, trustProxy, log, recorder });
+  const koa = app.callback();
+  return { koa: app, handle: (req, res) => void (lean(req, res) || koa(req, res)) };
 }

@@ -2,9 +2,8 @@
 // template and method, bound by operationId to its handler. Only the matched
 // operation's request is validated (openapi-backend's own router is not used).
 import Router from '@koa/router';
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
-import type OpenAPIBackend from 'openapi-backend';
-import type { ValidateFunction } from 'ajv';
 import type { HandlerMap, PublicHandlerMap } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
@@ -16,6 +15,7 @@ import { requestBody, unsupportedMediaType, type RequestBody } from './body';
 import { parseUrlencoded, type FormFields } from './form';
 import { parseParams } from './params';
 import type { OperationSpec } from './spec';
+import type { RequestValidators } from './validators';
 import { clientName } from './user-agent';
 
 /** What the middleware of a request leaves in `ctx.state` for its log line and metrics. */
@@ -25,6 +25,32 @@ export interface RequestState {
   /** The authenticated user, once known. */
   userId?: number;
 }
+
+/**
+ * A request as an operation's route reads it, whichever front end took it
+ * (Koa, or the lean path of lean.ts): everything but the answer's body.
+ */
+export interface RouteInput {
+  /** The path parameters under the operation's own names. */
+  pathParams: Record<string, string>;
+  query: FormFields;
+  body: RequestBody | undefined;
+  /** The uploaded files by field name (read after authentication: a refusal of them comes second). */
+  files: () => Record<string, UploadedFile>;
+  /** The Authorization header, if sent. */
+  authorization: string | undefined;
+  /** The client's address and the request's host, as Koa works them out (proxy headers when trusted). */
+  ip: () => string;
+  host: () => string;
+  userAgent: string | undefined;
+  /** The request, watched for the client going away. */
+  req: IncomingMessage;
+  setHeader(name: string, value: string): void;
+  state: RequestState;
+}
+
+/** Answers an operation's request: the JSON success body (a refusal is thrown as an ApiError). */
+export type Route = (op: OperationSpec, input: RouteInput) => Promise<Buffer>;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds every operation's handler; each is called with its own operation's request
 type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
@@ -93,12 +119,12 @@ function payloadOf(body: RequestBody | undefined): Record<string, unknown> {
  * calling an operation other than those that send messages.
  */
 async function authenticate(
-  ctx: Koa.Context,
+  input: RouteInput,
   services: Services,
   op: OperationSpec,
   query: FormFields,
 ): Promise<AuthUser> {
-  const header = ctx.get('authorization') || undefined;
+  const header = input.authorization || undefined;
   const queryKey = op.apiKeyParam === undefined ? undefined : query[op.apiKeyParam];
   if (Array.isArray(queryKey)) throw badRequest(`${op.apiKeyParam} was sent more than once`);
   // Without a header, an operation that takes a key in the query string needs it there.
@@ -106,7 +132,7 @@ async function authenticate(
     throw missingArgument(op.apiKeyParam);
   const byKey = header === undefined && queryKey !== undefined;
   const failures = services.limits.apiKeyFailures;
-  const key = `ip:${ctx.ip}`;
+  const key = `ip:${input.ip()}`;
   const known = services.auth.knows(byKey ? Authenticator.apiKeyCacheKey(queryKey) : header);
   if (!known) await failures.check(key);
   let auth: AuthUser;
@@ -114,7 +140,7 @@ async function authenticate(
     auth = byKey
       ? await services.auth.authenticateApiKey(queryKey)
       : await services.auth.authenticate(header);
-    if (auth.realm.stringId !== subdomainOf(ctx.host, services.config.externalUrl))
+    if (auth.realm.stringId !== subdomainOf(input.host(), services.config.externalUrl))
       throw unauthorized('Account is not associated with this subdomain');
   } catch (error) {
     if (!known && error instanceof ApiError && error.status === 401) await failures.hit(key);
@@ -130,17 +156,20 @@ async function authenticate(
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
  * goes to the operation whose parameter is an integer. Throws at start when an
  * operation of the contract has no handler of its kind (authenticated or not).
- * With `lazy` (tests, which start many servers), validators are compiled per
- * operation on first use.
+ * Each operation's request is checked by its validators from `validators`.
  */
 export function buildRouter(
-  api: OpenAPIBackend,
+  validators: RequestValidators,
   operations: OperationSpec[],
   services: Services,
   handlers: HandlerMap,
   publicHandlers: PublicHandlerMap,
-  lazy = false,
-): { router: Router; staticRoutes: Koa.Middleware } {
+): {
+  router: Router;
+  staticRoutes: Koa.Middleware;
+  serve: Route;
+  direct: Map<string, OperationSpec>;
+} {
   const router = new Router({ prefix: '/api/v1' });
   const statics = new Map<
     string,
@@ -163,19 +192,65 @@ export function buildRouter(
     groups.set(key, [...(groups.get(key) ?? []), op]);
   }
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
-  // Each operation's request validators are compiled once: all of them now,
-  // or with `lazy` on the operation's first request.
-  const validators = new Map<string, ValidateFunction[]>();
-  const validatorsOf = (operationId: string): ValidateFunction[] => {
-    let compiled = validators.get(operationId);
-    if (!compiled)
-      validators.set(
-        operationId,
-        (compiled = api.validator.getRequestValidatorsForOperation(operationId)),
+  const serve: Route = async (op, input) => {
+    const { state, query } = input;
+    state.operation = op.operationId;
+    const auth = op.authenticated ? await authenticate(input, services, op, query) : null;
+    // An API key in the query string is a credential, not a parameter.
+    if (op.apiKeyParam !== undefined) delete query[op.apiKeyParam];
+    if (auth) state.userId = auth.user.id;
+    const limit = await (auth
+      ? services.limits.user.hit(`user:${auth.user.id}`)
+      : services.limits.ip.hit(`ip:${input.ip()}`));
+    input.setHeader('X-RateLimit-Limit', String(limit.limit));
+    input.setHeader('X-RateLimit-Remaining', String(limit.remaining));
+    input.setHeader('X-RateLimit-Reset', String(limit.reset));
+    const files = input.files();
+    const { params, ignored } = parseParams(op, validators.of(op.operationId), {
+      pathParams: input.pathParams,
+      query,
+      body: input.body,
+      fileFields: Object.keys(files),
+    });
+    // An operation whose body is its payload gets that JSON value as it is.
+    const payload = op.payloadBody ? payloadOf(input.body) : undefined;
+    const handler = bound.get(op.operationId)!;
+    const aborts: (() => void)[] = [];
+    const onClose = () => aborts.forEach((cancel) => cancel());
+    input.req.once('close', onClose);
+    try {
+      const data = await handler({
+        params,
+        services,
+        get ip() {
+          return input.ip();
+        },
+        get host() {
+          return input.host();
+        },
+        get client() {
+          return clientName(input.userAgent);
+        },
+        files,
+        payload,
+        onAbort: (cancel: () => void) => aborts.push(cancel),
+        ...(auth ?? {}),
+      });
+      return Buffer.from(
+        JSON.stringify({
+          result: 'success',
+          msg: '',
+          ...data,
+          ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
+        }),
       );
-    return compiled;
+    } finally {
+      input.req.off('close', onClose);
+    }
   };
-  if (!lazy) for (const op of operations) validatorsOf(op.operationId);
+  // The operations whose paths have no parameters, by "METHOD /api/v1/path": the lean path's table.
+  const direct = new Map<string, OperationSpec>();
+
   for (const candidates of ordered) {
     const pick = (params: Record<string, string>): OperationSpec => {
       if (candidates.length === 1) return candidates[0];
@@ -193,8 +268,6 @@ export function buildRouter(
     const namesOf = new Map(candidates.map((op) => [op, parameterNames(op.path)]));
     const route = async (ctx: Koa.Context & { params: Record<string, string> }) => {
       const op = pick(ctx.params);
-      const state = ctx.state as RequestState;
-      state.operation = op.operationId;
       const names = namesOf.get(op)!;
       const pathParams: Record<string, string> = {};
       for (let i = 0; i < names.length; i++) {
@@ -204,69 +277,32 @@ export function buildRouter(
       const body = requestBody(ctx);
       if (body && !op.bodyTypes.includes(body.type))
         throw unsupportedMediaType(body.type, op.bodyTypes);
-      const query = parseUrlencoded(ctx.querystring, 'query string');
-      const auth = op.authenticated ? await authenticate(ctx, services, op, query) : null;
-      // An API key in the query string is a credential, not a parameter.
-      if (op.apiKeyParam !== undefined) delete query[op.apiKeyParam];
-      if (auth) state.userId = auth.user.id;
-      const limit = await (auth
-        ? services.limits.user.hit(`user:${auth.user.id}`)
-        : services.limits.ip.hit(`ip:${ctx.ip}`));
-      ctx.set('X-RateLimit-Limit', String(limit.limit));
-      ctx.set('X-RateLimit-Remaining', String(limit.remaining));
-      ctx.set('X-RateLimit-Reset', String(limit.reset));
-      const files = uploadedFiles(ctx);
-      const { params, ignored } = parseParams(op, validatorsOf(op.operationId), {
+      const answer = await serve(op, {
         pathParams,
-        query,
+        query: parseUrlencoded(ctx.querystring, 'query string'),
         body,
-        fileFields: Object.keys(files),
+        files: () => uploadedFiles(ctx),
+        authorization: ctx.get('authorization') || undefined,
+        // Read when asked: Koa works both out from the headers anew on each read.
+        ip: () => ctx.ip,
+        host: () => ctx.host,
+        userAgent: ctx.req.headers['user-agent'],
+        req: ctx.req,
+        setHeader: (name, value) => ctx.set(name, value),
+        state: ctx.state as RequestState,
       });
-      // An operation whose body is its payload gets that JSON value as it is.
-      const payload = op.payloadBody ? payloadOf(body) : undefined;
-      const handler = bound.get(op.operationId)!;
-      const aborts: (() => void)[] = [];
-      const onClose = () => aborts.forEach((cancel) => cancel());
-      ctx.req.once('close', onClose);
-      try {
-        const data = await handler({
-          params,
-          services,
-          // Read when a handler asks: Koa works both out from the headers anew on each read.
-          get ip() {
-            return ctx.ip;
-          },
-          get host() {
-            return ctx.host;
-          },
-          get client() {
-            return clientName(ctx.req.headers['user-agent']);
-          },
-          files,
-          payload,
-          onAbort: (cancel: () => void) => aborts.push(cancel),
-          ...(auth ?? {}),
-        });
-        // Encoded once here: for a string body Koa would measure the UTF-8
-        // length and then encode it again to write it.
-        ctx.type = 'application/json';
-        ctx.body = Buffer.from(
-          JSON.stringify({
-            result: 'success',
-            msg: '',
-            ...data,
-            ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
-          }),
-        );
-      } finally {
-        ctx.req.off('close', onClose);
-      }
+      // Encoded once by serve: for a string body Koa would measure the UTF-8
+      // length and then encode it again to write it.
+      ctx.type = 'application/json';
+      ctx.body = answer;
     };
+    for (const op of candidates)
+      if (!op.path.includes('{')) direct.set(`${op.method} /api/v1${op.path}`, op);
     router.register(koaPath(first), [first.method], route);
     // Paths without parameters are also found by exact lookup (see staticRoutes).
     if (!first.path.includes('{')) statics.set(`${first.method} /api/v1${first.path}`, route);
   }
-  return { router, staticRoutes: staticMiddleware(statics) };
+  return { router, staticRoutes: staticMiddleware(statics), serve, direct };
 }
 
 /**

@@ -3,6 +3,7 @@
 // may come in the query string), the body types it accepts, whether its body
 // is one payload, and where and how each of its parameters is read.
 import { resolve } from 'node:path';
+import type Ajv from 'ajv';
 import OpenAPIBackend from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { projectRoot } from '../paths';
@@ -60,6 +61,9 @@ export interface OperationSpec {
 
 /** The location of openapi.yaml. */
 export const specPath = resolve(projectRoot, 'openapi.yaml');
+
+/** This module's file: how the server reads the contract is part of what its validators are compiled from. */
+export const specModule = __filename;
 
 /**
  * The extension of a `type: string` query parameter whose text is JSON: its
@@ -202,15 +206,30 @@ function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined, payload = fa
  * three of the four seconds of a start. The document itself is linted by
  * `npm run check`, not at each start.
  */
-export async function loadSpec(
-  path = specPath,
-): Promise<{ api: OpenAPIBackend; operations: OperationSpec[] }> {
+export async function loadSpec(path = specPath): Promise<{
+  api: OpenAPIBackend;
+  operations: OperationSpec[];
+  /** The Ajv instances openapi-backend made since the last call, in order (see validators.ts). */
+  takeCompilers: () => Ajv[];
+}> {
+  const compilers: Ajv[] = [];
   const api = new OpenAPIBackend({
     definition: path,
     quick: true,
     validate: true,
-    // strictNumbers: Infinity (JSON's 1e400) is neither an integer nor a float.
-    ajvOpts: { strict: false, strictNumbers: true, allErrors: false, validateFormats: false },
+    ajvOpts: {
+      strict: false,
+      // Infinity (JSON's 1e400) is neither an integer nor a float.
+      strictNumbers: true,
+      allErrors: false,
+      validateFormats: false,
+      // Each function keeps its code, for the cache of validators.ts.
+      code: { source: true },
+    },
+    customizeAjv: (ajv) => {
+      compilers.push(ajv);
+      return ajv;
+    },
   });
   await api.init();
   // Validators are compiled on first use, so from the server's view.
@@ -247,5 +266,5 @@ export async function loadSpec(
       incomingWebhookBots: extensions[INCOMING_WEBHOOK_BOTS_EXTENSION] === true,
     });
   }
-  return { api, operations };
+  return { api, operations, takeCompilers: () => compilers.splice(0) };
 }

@@ -1,0 +1,127 @@
+// The request validators of the operations: openapi-backend's compiled Ajv
+// functions. Compiling all of them takes about two seconds (openapi-backend
+// builds an Ajv instance for each schema), so a start that compiles them
+// writes their code (Ajv's standalone output) to a cache file, and a later
+// start with the same inputs loads that file instead, in a few tens of
+// milliseconds. The file is named by a hash of everything the code comes
+// from: openapi.yaml, the server's reading of it (spec.js), and the versions of
+// Ajv and openapi-backend. A cache that cannot be read or written is only
+// a slower start.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type Ajv from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone';
+import type OpenAPIBackend from 'openapi-backend';
+import type { Logger } from '../log';
+import { projectRoot } from '../paths';
+
+/** Where compiled validators are kept between starts (beside other tools' caches). */
+export const VALIDATOR_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-validators');
+
+/** The cache file for validators compiled from `specPath` by the code of `specModule`. */
+export function validatorCacheFile(specPath: string, specModule: string): string {
+  const hash = createHash('sha256');
+  for (const file of [specPath, specModule]) hash.update(readFileSync(file)).update('\0');
+  for (const pkg of ['ajv', 'openapi-backend']) {
+    const manifest = JSON.parse(
+      readFileSync(join(projectRoot, 'node_modules', pkg, 'package.json'), 'utf8'),
+    ) as { version: string };
+    hash.update(`${pkg}@${manifest.version}\0`);
+  }
+  return join(VALIDATOR_CACHE_DIR, `${hash.digest('hex').slice(0, 32)}.js`);
+}
+
+/**
+ * Each operation's request validators, compiled on first use (`of`), or all
+ * at once (`prepare`), from the cache file when it holds them.
+ */
+export class RequestValidators {
+  private readonly compiled = new Map<string, ValidateFunction[]>();
+
+  constructor(
+    private readonly api: OpenAPIBackend,
+    /** The Ajv instances openapi-backend created since the last call, in order. */
+    private readonly takeCompilers: () => Ajv[],
+    private readonly log?: Logger,
+  ) {}
+
+  /** The validators of one operation. */
+  of(operationId: string): ValidateFunction[] {
+    let validators = this.compiled.get(operationId);
+    if (!validators) {
+      validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
+      this.compiled.set(operationId, validators);
+    }
+    return validators;
+  }
+
+  /**
+   * Makes every operation's validators ready: loads them from `cacheFile`,
+   * or compiles them and writes the file for the next start.
+   */
+  prepare(operationIds: string[], cacheFile: string | null): 'loaded' | 'compiled' {
+    if (cacheFile && this.load(operationIds, cacheFile)) return 'loaded';
+    const modules: string[] = [];
+    for (const operationId of operationIds) {
+      this.takeCompilers();
+      const validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
+      const compilers = this.takeCompilers();
+      this.compiled.set(operationId, validators);
+      if (compilers.length !== validators.length) cacheFile = null; // cannot pair code with functions
+      if (cacheFile)
+        modules.push(
+          `${JSON.stringify(operationId)}: [${validators
+            .map((validate, i) => wrapModule(standaloneCode(compilers[i], validate)))
+            .join(', ')}],`,
+        );
+    }
+    if (cacheFile)
+      this.save(cacheFile, `'use strict';\nmodule.exports = {\n${modules.join('\n')}\n};\n`);
+    return 'compiled';
+  }
+
+  private load(operationIds: string[], cacheFile: string): boolean {
+    let cached: Record<string, ValidateFunction[]>;
+    try {
+      // Read and run here rather than through require, whose caches (Node's,
+      // or a test runner's) could hold an earlier answer for this path.
+      const code = readFileSync(cacheFile, 'utf8');
+      const module = { exports: {} as Record<string, ValidateFunction[]> };
+      new Function('module', 'exports', 'require', code)(
+        module,
+        module.exports,
+        // Its requires are Ajv's runtime helpers, found from the project wherever the file is.
+        createRequire(join(projectRoot, 'package.json')),
+      );
+      cached = module.exports;
+    } catch {
+      return false;
+    }
+    if (!operationIds.every((id) => Array.isArray(cached[id]))) return false;
+    for (const id of operationIds) this.compiled.set(id, cached[id]);
+    return true;
+  }
+
+  private save(cacheFile: string, code: string): void {
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true });
+      // Written aside and renamed, so that another process never reads half a file.
+      const partial = `${cacheFile}.${randomBytes(6).toString('hex')}.tmp`;
+      writeFileSync(partial, code);
+      renameSync(partial, cacheFile);
+    } catch (error) {
+      this.log?.warn('could not cache the compiled validators', {
+        file: cacheFile,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+/** One standalone Ajv module as an expression for its export, with a scope of its own. */
+function wrapModule(code: string): string {
+  return `(function () { const module = { exports: {} }; const exports = module.exports; ${code}\nreturn module.exports; })()`;
+}
