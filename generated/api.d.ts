@@ -3296,6 +3296,14 @@ export interface paths {
          *     account, nobody is ("We weren't able to invite anyone."); when only
          *     some have, the others are, and `sent_invitations` is true.
          *
+         *     An organization may send at most `INVITATIONS_PER_DAY` email
+         *     invitations (a server setting, 3000 by default) in any 24 hours,
+         *     counted per address; resends count too, reusable links do not. A
+         *     request whose addresses, every one counted, would take the
+         *     organization past the limit invites nobody: it is refused with
+         *     `INVITATION_FAILED`, `daily_limit_reached` true and an empty
+         *     `errors`, before the addresses are checked.
+         *
          *     Changed in feature level 126: `invite_expires_in_minutes` replaced
          *     `invite_expires_in_days`. Feature level 261:
          *     `include_realm_default_subscriptions`. Feature level 267:
@@ -3331,7 +3339,8 @@ export interface paths {
          *     `role:administrators` on this server; creating links for moderators or
          *     administrators needs an administrator, and for owners an owner. The
          *     organization's administrators and the user receive an
-         *     `invites_changed` event.
+         *     `invites_changed` event. Links do not count against the daily limit
+         *     of email invitations (see `POST /invites`).
          *
          *     Refused with `BAD_REQUEST` for guests and bots, without the permission
          *     ("Insufficient permission"), for a channel the user cannot access
@@ -3359,13 +3368,18 @@ export interface paths {
         /**
          * Resend an email invitation
          * @description Sends the mail of an email invitation again, with the same link; the
-         *     expiry does not change. Anyone may resend their own invitations;
-         *     administrators also those of others (owners those for owners).
+         *     expiry does not change, and the invitation's `invited` time becomes
+         *     now. Anyone may resend their own invitations; administrators also
+         *     those of others (owners those for owners). A resend is checked as one
+         *     more invitation against the organization's daily limit
+         *     (`INVITATIONS_PER_DAY`, see `POST /invites`), and then counts through
+         *     its new `invited` time.
          *     Refused with `BAD_REQUEST` for an invitation that does not exist, is
          *     a link, or was used, revoked or has expired ("No such invitation"),
          *     for guests and bots; with `UNAUTHORIZED_PRINCIPAL` for another
          *     user's invitation without the role ("Must be an organization
-         *     administrator").
+         *     administrator"); with `INVITATION_FAILED` and `daily_limit_reached`
+         *     true when the organization has reached the limit (nothing is sent).
          */
         post: operations["resend-email-invite"];
         delete?: never;
@@ -3832,7 +3846,7 @@ export interface components {
              *     - `SYSTEM_GROUP_REQUIRED`: The setting only takes a system group; `setting_name` names it.
              *     - `CANNOT_DEACTIVATE_GROUP_IN_USE`: The group still holds permissions; `objections` lists where.
              *     - `CANNOT_DEACTIVATE_LAST_USER`: The account is the organization's last active account or last owner; `is_last_owner` and `entity` say which.
-             *     - `INVITATION_FAILED`: Some or all of the addresses were not invited; `errors` lists them, and `sent_invitations` says whether the others were.
+             *     - `INVITATION_FAILED`: Some or all of the addresses were not invited; `errors` lists them, and `sent_invitations` says whether the others were. With `daily_limit_reached`, the organization's daily invitation limit was reached and nothing was sent.
              *     - `UNAUTHORIZED_PRINCIPAL`: The user's role is too low for the request ("Must be an organization administrator").
              *     - `PAYLOAD_TOO_LARGE`: The body, or a file in it, is larger than its limit (413).
              *     - `UNSUPPORTED_MEDIA_TYPE`: The body's type, charset or encoding is not one the operation reads (415).
@@ -3893,7 +3907,7 @@ export interface components {
             sent_invitations?: boolean;
             /** @description With `INVITATION_FAILED`, whether a license limit stopped the invitations (never on this server). */
             license_limit_reached?: boolean;
-            /** @description With `INVITATION_FAILED`, whether the daily invitation limit stopped them (never on this server). */
+            /** @description With `INVITATION_FAILED`, whether the organization's daily limit of email invitations (the server's `INVITATIONS_PER_DAY`, in any 24 hours) stopped them; then nobody was invited and `errors` is empty. */
             daily_limit_reached?: boolean;
         };
         /** @description An event's position in its queue: increasing, not necessarily consecutive. */
@@ -7090,7 +7104,7 @@ export interface components {
             id: number;
             /** @description The user who created it (changed in feature level 22; before, `ref`). */
             invited_by_user_id: number;
-            /** @description When it was created, in seconds since the epoch. */
+            /** @description When it was created, or last resent (email invitations), in seconds since the epoch. */
             invited: number;
             /** @description When it stops working, in seconds since the epoch; null for never (feature level 61). */
             expiry_date: number | null;

@@ -50,6 +50,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   /** Failed password logins allowed per username per 30 minutes. */
   rateLimitAuthAttempts: number;
+  /** Email invitations (one per address, resends included) an organization may send in any 24 hours. */
+  invitationsPerDay: number;
   /** Seconds between two runs of scheduled-message delivery; 0 turns delivery off. */
   scheduledMessagesIntervalSeconds: number;
   /** Folder uploaded files are stored in, when no object store is configured. */
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),
     rateLimitAuthAttempts: integer(env, 'RATE_LIMIT_AUTH_ATTEMPTS', 5, 1),
+    invitationsPerDay: integer(env, 'INVITATIONS_PER_DAY', 3000, 1),
     scheduledMessagesIntervalSeconds: integer(env, 'SCHEDULED_MESSAGES_INTERVAL_SECONDS', 5),
     uploadsDir: resolve(env.UPLOADS_DIR || resolve(projectRoot, 'data', 'uploads')),
     trustProxy: env.TRUST_PROXY === '1',

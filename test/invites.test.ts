@@ -2,8 +2,11 @@
 // outbox), reusable links, listing, resending and revoking them with Zulip's
 // refusals, the invites_changed events, and joining through the emailed link:
 // the account gets its role, channels and groups, the usual events go out, and
-// a used, revoked or expired link gets a page saying so.
+// a used, revoked or expired link gets a page saying so. Last, the daily limit
+// of email invitations per organization (INVITATIONS_PER_DAY), on a server of
+// its own with a small limit.
 import type { User } from '../generated/prisma/sqlite/client';
+import { loadConfig } from '../src/config';
 import { Role, SystemGroup } from '../src/lib/constants';
 import { readOutbox } from '../src/lib/mail/outbox';
 import { TestServer, type Cast } from './support/server';
@@ -575,5 +578,135 @@ describe('reusable links', () => {
     expect(revoked.status).toBe(404);
     expect(revoked.html).toContain('This invitation has been revoked.');
     expect((await listInvites(cast.admin)).some((i) => i.is_multiuse)).toBe(false);
+  });
+});
+
+describe('the daily invitation limit', () => {
+  const LIMIT = 4;
+  const dailyLimitReached = (res: { status: number; body: any }) =>
+    expectError(
+      res,
+      400,
+      'INVITATION_FAILED',
+      'To protect users, this server limits how many invitations an organization can send in one day. The limit has been reached, so no invitations were sent.',
+      {
+        errors: [],
+        sent_invitations: false,
+        license_limit_reached: false,
+        daily_limit_reached: true,
+      },
+    );
+  let limited: TestServer;
+  let lear: Cast;
+
+  beforeAll(async () => {
+    limited = await TestServer.start({ INVITATIONS_PER_DAY: String(LIMIT) });
+    lear = await limited.createCast();
+  });
+  afterAll(() => limited?.stop());
+
+  const inviteOn = (as: User, emails: string) =>
+    limited.call('POST', '/invites', { as, params: { invitee_emails: emails } });
+  const resend = (as: User, id: number) => limited.call('POST', `/invites/${id}/resend`, { as });
+  const listed = async () => {
+    const res = await limited.call('GET', '/invites', { as: lear.admin });
+    expect(res.status).toBe(200);
+    return res.body.invites as any[];
+  };
+  const outbox = () => limited.services.db.read((db) => readOutbox(db));
+  /** Moves every invitation of the organization back by a day and a minute. */
+  const aDayPasses = () =>
+    limited.services.db.write(async (tx) => {
+      for (const row of await tx.invite.findMany({ where: { realmId: lear.realm.id } }))
+        await tx.invite.update({
+          where: { id: row.id },
+          data: { invitedAt: new Date(row.invitedAt.getTime() - 24 * 3600_000 - 60_000) },
+        });
+    });
+
+  test('counts every address of the organization; past it nothing is sent, links still work', async () => {
+    // Three addresses by two users: one organization's count.
+    expect((await inviteOn(lear.member, 'ann@example.org, bob@example.org')).status).toBe(200);
+    expect((await inviteOn(lear.admin, 'cat@example.org')).status).toBe(200);
+    const invites = await listed();
+    const mails = await outbox();
+    expect(mails).toHaveLength(3);
+
+    // Two more would make five: neither is invited, nor mailed.
+    dailyLimitReached(await inviteOn(lear.member, 'dan@example.org, eve@example.org'));
+    // An address that has an account counts too, as in Zulip.
+    dailyLimitReached(await inviteOn(lear.member, 'dan@example.org, cordelia@example.com'));
+    expect(await listed()).toEqual(invites);
+    expect(await outbox()).toEqual(mails);
+
+    // Reusable links are not limited.
+    const link = await limited.call('POST', '/invites/multiuse', { as: lear.admin });
+    expect(link.status).toBe(200);
+    expect((await listed()).filter((i) => i.is_multiuse)).toHaveLength(1);
+
+    // The fourth reaches the limit exactly; then even one more is refused.
+    expect((await inviteOn(lear.member, 'dan@example.org')).body).toEqual({
+      result: 'success',
+      msg: '',
+    });
+    dailyLimitReached(await inviteOn(lear.owner, 'eve@example.org'));
+    expect(await limited.services.db.read((db) => readOutbox(db, 'eve@example.org'))).toEqual([]);
+
+    // A revoked invitation was still sent: it keeps counting.
+    const dan = (await listed()).find((i) => i.email === 'dan@example.org');
+    expect((await limited.call('DELETE', `/invites/${dan.id}`, { as: lear.admin })).status).toBe(
+      200,
+    );
+    dailyLimitReached(await inviteOn(lear.admin, 'eve@example.org'));
+
+    // Another organization has a limit of its own.
+    const other = await limited.createRealm('Other organization', 'other');
+    expect((await inviteOn(other.owner, 'zoe@example.org')).status).toBe(200);
+  });
+
+  test('a resend counts as one invitation', async () => {
+    // The organization is at the limit (the test above).
+    const ann = (await listed()).find((i) => i.email === 'ann@example.org');
+    const before = await outbox();
+    dailyLimitReached(await resend(lear.member, ann.id));
+    expect(await outbox()).toEqual(before);
+    expect((await listed()).find((i) => i.id === ann.id)).toEqual(ann);
+
+    // A day later the count starts again: the resend is the first of the
+    // day, and it moves the invitation's time to now.
+    await aDayPasses();
+    const res = await resend(lear.member, ann.id);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(await limited.services.db.read((db) => readOutbox(db, 'ann@example.org'))).toHaveLength(
+      2,
+    );
+    const resent = (await listed()).find((i) => i.id === ann.id);
+    expect(Math.abs(resent.invited - Date.now() / 1000)).toBeLessThan(60);
+    // One counted, three left.
+    expect(
+      (await inviteOn(lear.member, 'eve@example.org, fay@example.org, gus@example.org')).status,
+    ).toBe(200);
+    dailyLimitReached(await inviteOn(lear.member, 'hal@example.org'));
+    dailyLimitReached(await resend(lear.member, ann.id));
+  });
+
+  test('requests at the same moment do not pass the limit together', async () => {
+    await aDayPasses();
+    const answers = await Promise.all(
+      ['ida', 'jay', 'kim', 'lou', 'max', 'ned'].map((name) =>
+        inviteOn(lear.member, `${name}@example.org`),
+      ),
+    );
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(LIMIT);
+    for (const res of answers.filter((res) => res.status !== 200)) dailyLimitReached(res);
+  });
+
+  test('the limit is a setting of at least 1, 3000 by default', () => {
+    expect(loadConfig({}).invitationsPerDay).toBe(3000);
+    expect(loadConfig({ INVITATIONS_PER_DAY: '25' }).invitationsPerDay).toBe(25);
+    for (const bad of ['0', '-3', '2.5', 'many'])
+      expect(() => loadConfig({ INVITATIONS_PER_DAY: bad })).toThrow(
+        `INVITATIONS_PER_DAY must be an integer of at least 1, not "${bad}"`,
+      );
   });
 });

@@ -2,9 +2,18 @@
 // and sending an email invitation again. Each change tells the
 // organization's administrators and the invitation's referrer with an
 // invites_changed event after the commit; mails leave after the commit too.
+// Email invitations, resends included, count against the organization's
+// daily limit (INVITATIONS_PER_DAY); reusable links do not.
 // Accepting an invitation is in invite-join.ts.
-import type { Invite, Realm, Stream, User, UserGroup } from '../../generated/prisma/sqlite/client';
-import type { Db, OnCommit } from '../db/client';
+import {
+  Prisma,
+  type Invite,
+  type Realm,
+  type Stream,
+  type User,
+  type UserGroup,
+} from '../../generated/prisma/sqlite/client';
+import { queryRows, type Db, type OnCommit } from '../db/client';
 import { ApiError } from '../errors';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { userHoldsRealmPermission } from '../lib/groups/permissions';
@@ -15,6 +24,7 @@ import {
   canInviteByEmail,
   checkInviteRole,
   DEFAULT_INVITE_EXPIRY_MINUTES,
+  emailInvitesSentRecently,
   inviteNeedsAdmin,
   InviteStatus,
   invitesChangedAudience,
@@ -40,13 +50,44 @@ export interface InviteOptions {
 type InviteeError = [string, string, boolean];
 
 /** 400 INVITATION_FAILED with the addresses that were not invited. */
-function invitationFailed(msg: string, errors: InviteeError[], sentInvitations: boolean): ApiError {
+function invitationFailed(
+  msg: string,
+  errors: InviteeError[],
+  sentInvitations: boolean,
+  dailyLimitReached = false,
+): ApiError {
   return new ApiError(msg, 'INVITATION_FAILED', 400, {
     errors,
     sent_invitations: sentInvitations,
     license_limit_reached: false,
-    daily_limit_reached: false,
+    daily_limit_reached: dailyLimitReached,
   });
+}
+
+/**
+ * Refuses, with INVITATION_FAILED and daily_limit_reached, `adding` more
+ * email invitations when they would take the organization past
+ * INVITATIONS_PER_DAY in the 24 hours before `now`. On PostgreSQL the
+ * organization's row is locked first, so that two requests of one
+ * organization count one after the other (SQLite runs one write at a time).
+ */
+async function checkDailyInviteLimit(
+  services: Services,
+  tx: Db,
+  realmId: number,
+  adding: number,
+  now: Date,
+): Promise<void> {
+  if (services.db.provider === 'postgresql')
+    await queryRows(tx, Prisma.sql`SELECT "id" FROM "Realm" WHERE "id" = ${realmId} FOR UPDATE`);
+  const sent = await emailInvitesSentRecently(tx, realmId, now);
+  if (sent + adding > services.config.invitationsPerDay)
+    throw invitationFailed(
+      'To protect users, this server limits how many invitations an organization can send in one day. The limit has been reached, so no invitations were sent.',
+      [],
+      false,
+      true,
+    );
 }
 
 /** The channels and groups an invitation names, checked as Zulip checks them. */
@@ -132,6 +173,9 @@ export async function doInviteUsers(
     if (!rawEmails) throw new ApiError('You must specify at least one email address.');
     const emails = parseInviteeEmails(rawEmails);
     const { streams, groups } = await checkTargets(tx, actor, options);
+    // Every address of the request counts, as in Zulip, even one refused below.
+    const now = new Date();
+    await checkDailyInviteLimit(services, tx, actor.realmId, emails.length, now);
 
     const invalid: InviteeError[] = emails
       .filter((e) => !isValidEmail(e))
@@ -159,7 +203,6 @@ export async function doInviteUsers(
     if (emails.length === 0 || skipped.length === emails.length)
       throw invitationFailed("We weren't able to invite anyone.", skipped, false);
 
-    const now = new Date();
     const created: Invite[] = [];
     for (const email of valid) {
       if (skipped.some(([e]) => e === email)) continue;
@@ -268,7 +311,13 @@ export async function doRevokeInviteLink(
   });
 }
 
-/** POST /invites/{invite_id}/resend: sends an email invitation's mail again. */
+/**
+ * POST /invites/{invite_id}/resend: sends an email invitation's mail again.
+ * It is checked as one more invitation against the daily limit, and, as in
+ * Zulip, moves the invitation's invitedAt to now, which is what the limit
+ * counts. No history of sends is kept, so resending an invitation already
+ * sent in the last 24 hours adds nothing to the count.
+ */
 export async function doResendEmailInvite(
   services: Services,
   actor: User,
@@ -276,10 +325,13 @@ export async function doResendEmailInvite(
   inviteId: number,
 ): Promise<void> {
   requireMemberOrAdmin(actor);
-  const { invite, referrer } = await services.db.read(async (db) => {
-    const invite = await usableEmailInvite(db, actor, inviteId);
-    if (invite.referredById !== actor.id) checkInviteRole(actor, invite.invitedAs, true);
-    const referrer = await db.user.findUniqueOrThrow({ where: { id: invite.referredById } });
+  const { invite, referrer } = await services.db.write(async (tx) => {
+    const found = await usableEmailInvite(tx, actor, inviteId);
+    if (found.referredById !== actor.id) checkInviteRole(actor, found.invitedAs, true);
+    const now = new Date();
+    await checkDailyInviteLimit(services, tx, actor.realmId, 1, now);
+    const invite = await tx.invite.update({ where: { id: found.id }, data: { invitedAt: now } });
+    const referrer = await tx.user.findUniqueOrThrow({ where: { id: invite.referredById } });
     return { invite, referrer };
   });
   await mailInvitation(services, invite, referrer, realm);

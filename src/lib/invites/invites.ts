@@ -20,6 +20,24 @@ export const INVITE_AS_VALUES: number[] = Object.values(Role);
 /** How long an invitation lasts when the request does not say: ten days, as in Zulip. */
 export const DEFAULT_INVITE_EXPIRY_MINUTES = 10 * 24 * 60;
 
+/** The span the daily invitation limit (INVITATIONS_PER_DAY) counts over: the last 24 hours. */
+export const INVITATION_LIMIT_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How many email invitations the organization sent in the 24 hours before
+ * `now`: those whose invitedAt (set when created, moved when resent) falls
+ * in that span, whatever became of them since. Reusable links do not count.
+ */
+export function emailInvitesSentRecently(db: Db, realmId: number, now: Date): Promise<number> {
+  return db.invite.count({
+    where: {
+      realmId,
+      email: { not: null },
+      invitedAt: { gt: new Date(now.getTime() - INVITATION_LIMIT_WINDOW_MS) },
+    },
+  });
+}
+
 /** A new secret for a join link: 24 random bytes, URL-safe. */
 export function newInviteKey(): string {
   return randomBytes(24).toString('base64url');
