@@ -152,3 +152,81 @@ test('a user appearing is announced to the organization, and the state matches a
   ).body;
   expect(state.presences[newcomer.email]).toEqual(fresh.presences[newcomer.email]);
 });
+
+test('a user reporting every minute is announced only when coming back from offline or idle', async () => {
+  const regular = await server.createUser(cast.realm, { email: 'regular@example.com' });
+  const watcher = await server.createUser(cast.realm, { email: 'watcher2@example.com' });
+  const queue = (
+    await server.call('POST', '/register', {
+      as: watcher,
+      params: { event_types: ['presence'], fetch_event_types: [] },
+    })
+  ).body.queue_id;
+  let seen = -1;
+  /** The presence events the watcher got since the last look, by user. */
+  const announced = async () => {
+    const { body } = await server.call('GET', '/events', {
+      as: watcher,
+      params: { queue_id: queue, last_event_id: seen, dont_block: true },
+    });
+    for (const e of body.events) seen = Math.max(seen, e.id);
+    return body.events
+      .filter((e: { type: string }) => e.type === 'presence')
+      .map((e: { user_id: number }) => e.user_id);
+  };
+  /** Sets the regular user's last reports to these many seconds ago. */
+  const reportedAgo = (connected: number, active: number) =>
+    server.services.db.write((tx) =>
+      tx.userPresence.update({
+        where: { userId: regular.id },
+        data: {
+          lastConnectedTime: new Date(Date.now() - connected * 1000),
+          lastActiveTime: new Date(Date.now() - active * 1000),
+        },
+      }),
+    );
+  const sequence = async () =>
+    (await presence(regular, { status: 'active', ping_only: true })).body.presence_last_update_id;
+
+  await sequence();
+  expect(await announced()).toEqual([regular.id]); // appearing
+  await reportedAgo(60, 60);
+  const before = await sequence();
+  expect(await announced()).toEqual([]); // a minute later, still online: recorded, not announced
+  await reportedAgo(60, 60);
+  expect(await sequence()).toBeGreaterThan(before);
+  expect(await announced()).toEqual([]);
+  await reportedAgo(200, 200);
+  await sequence();
+  expect(await announced()).toEqual([regular.id]); // back from offline
+  await reportedAgo(60, 300);
+  await sequence();
+  expect(await announced()).toEqual([regular.id]); // back from idle
+  await reportedAgo(60, 60);
+  await presence(regular, { status: 'idle', ping_only: true });
+  expect(await announced()).toEqual([]); // going idle is not announced
+});
+
+test('history_limit_days leaves out users last connected before it', async () => {
+  const away = await server.createUser(cast.realm, { email: 'away@example.com' });
+  await presence(away, { status: 'active', ping_only: true });
+  const longAgo = new Date(Date.now() - 20 * 86_400_000);
+  await server.services.db.write((tx) =>
+    tx.userPresence.update({
+      where: { userId: away.id },
+      data: { lastConnectedTime: longAgo, lastActiveTime: longAgo },
+    }),
+  );
+  const recent = await presence(cast.member, { status: 'active', slim_presence: true });
+  expect(recent.body.presences).not.toHaveProperty(String(away.id));
+  expect(recent.body.presences).toHaveProperty(String(cast.member.id));
+  const month = await presence(cast.member, {
+    status: 'active',
+    slim_presence: true,
+    history_limit_days: 30,
+  });
+  expect(month.body.presences[String(away.id)]).toEqual({
+    active_timestamp: Math.floor(longAgo.getTime() / 1000),
+    idle_timestamp: Math.floor(longAgo.getTime() / 1000),
+  });
+});

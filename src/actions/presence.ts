@@ -1,8 +1,13 @@
 // Recording that a user is connected, and active or idle. Writes are
 // throttled; each one bumps the organization's presence sequence, and a user
-// appearing or coming back online is announced with a presence event.
+// appearing or coming back online (from offline or idle) is announced with a
+// presence event.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
-import { legacyPresence } from '../lib/users/presence';
+import {
+  ACTIVE_WINDOW_SECONDS,
+  legacyPresence,
+  OFFLINE_THRESHOLD_SECONDS,
+} from '../lib/users/presence';
 import { apiEmail, realmHost } from '../lib/users/users';
 import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
@@ -23,6 +28,17 @@ export async function doUpdatePresence(
   await services.db.write(async (tx, onCommit) => {
     const current = await tx.userPresence.findUnique({ where: { userId: user.id } });
     const wasActive = current?.lastActiveTime != null && current.lastActiveTime > recent;
+    // Coming back online: an active report after the user read offline (no
+    // report for the offline threshold) or idle (last active well before last
+    // connected). A user reporting active every minute is announced once.
+    const comesBack =
+      current !== null &&
+      status === 'active' &&
+      (current.lastConnectedTime === null ||
+        now.getTime() - current.lastConnectedTime.getTime() > OFFLINE_THRESHOLD_SECONDS * 1000 ||
+        current.lastActiveTime === null ||
+        current.lastActiveTime.getTime() + ACTIVE_WINDOW_SECONDS * 1000 <
+          current.lastConnectedTime.getTime());
     if (
       current &&
       current.lastConnectedTime &&
@@ -51,7 +67,7 @@ export async function doUpdatePresence(
       update: data,
       include: { user: true },
     });
-    if (current && !(status === 'active' && !wasActive)) return;
+    if (current && !comesBack) return;
     const everyone = await tx.user.findMany({
       where: { realmId: user.realmId, isActive: true, isBot: false },
       select: { id: true },

@@ -17,12 +17,17 @@ export const updatePresence: Handler<'update-presence'> = async ({
   await doUpdatePresence(services, realm, user, params.status);
   const lastUpdateId = params.last_update_id ?? null;
   const { presences, lastUpdateId: newest } = await services.db.read((db) =>
-    readPresences(db, realm, {
-      lastUpdateId,
-      historyLimitDays: params.history_limit_days ?? 14,
-      modern: lastUpdateId !== null || (params.slim_presence ?? false),
-      externalUrl: services.config.externalUrl,
-    }),
+    readPresences(
+      db,
+      realm,
+      {
+        lastUpdateId,
+        historyLimitDays: params.history_limit_days ?? 14,
+        modern: lastUpdateId !== null || (params.slim_presence ?? false),
+        externalUrl: services.config.externalUrl,
+      },
+      { entries: !params.ping_only },
+    ),
   );
   if (params.ping_only) return { presence_last_update_id: newest };
   // The legacy entry's `aggregated` key sits beside per-client keys; TypeScript

@@ -2,7 +2,8 @@
 // Zulip's two formats. Modern entries are keyed by user ID and carry the two
 // timestamps; legacy entries are keyed by email and carry a status per client.
 import type { User, UserPresence } from '../../../generated/prisma/sqlite/client';
-import type { Db } from '../../db/client';
+import { Prisma } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import type { StateProvider } from '../state';
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import { apiEmail, realmHost } from './users';
@@ -12,7 +13,10 @@ export const ACTIVE_WINDOW_SECONDS = 70;
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-type Row = UserPresence & { user: User };
+/** What the two formats read of a presence row and its user. */
+type Row = Pick<UserPresence, 'lastActiveTime' | 'lastConnectedTime'> & {
+  user: Pick<User, 'dateJoined'>;
+};
 
 /** The modern entry: active and idle timestamps, falling back to the join date. */
 export function modernPresence(row: Row) {
@@ -51,39 +55,78 @@ export interface PresenceQuery {
   externalUrl: string;
 }
 
-/** The presence data of an organization and the newest sequence number in it. */
+/** A presence row as readPresences selects it, with what its key needs of the user. */
+interface PresenceRow {
+  userId: number | bigint;
+  lastActiveTime: Date | null;
+  lastConnectedTime: Date | null;
+  lastUpdateId: number | bigint;
+  email: string;
+  emailAddressVisibility: number | bigint;
+  dateJoined: Date;
+}
+
+/**
+ * The presence data of an organization and the newest sequence number in it;
+ * with `entries: false`, only that number (what a ping_only report answers).
+ * Every member pinging each minute makes every ping read them all, so this
+ * is one query of the columns the formats need, not a model query of whole
+ * users.
+ */
 export async function readPresences(
   db: Db,
   realm: Pick<Realm, 'id' | 'stringId'>,
   query: PresenceQuery,
+  { entries = true }: { entries?: boolean } = {},
 ) {
-  const realmId = realm.id;
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0;
   if (!since && query.historyLimitDays <= 0)
     return {
       presences: {} as Record<string, PresenceEntry>,
       lastUpdateId: query.lastUpdateId ?? -1,
     };
-  const rows = await db.userPresence.findMany({
-    where: {
-      realmId,
-      user: { isActive: true, isBot: false, presenceEnabled: true },
-      ...(since
-        ? { lastUpdateId: { gt: query.lastUpdateId! } }
-        : {
-            lastConnectedTime: { gte: new Date(Date.now() - query.historyLimitDays * 86_400_000) },
-          }),
-    },
-    include: { user: true },
-  });
-  const host = realmHost(realm, query.externalUrl);
+  const where = Prisma.sql`FROM "UserPresence" p JOIN "User" u ON u."id" = p."userId"
+    WHERE p."realmId" = ${realm.id} AND u."isActive" = ${true} AND u."isBot" = ${false} AND u."presenceEnabled" = ${true}
+    AND ${
+      since
+        ? Prisma.sql`p."lastUpdateId" > ${query.lastUpdateId!}`
+        : Prisma.sql`p."lastConnectedTime" >= ${new Date(Date.now() - query.historyLimitDays * 86_400_000)}`
+    }`;
   const presences: Record<string, PresenceEntry> = {};
   let lastUpdateId = query.lastUpdateId ?? -1;
-  for (const row of rows) {
-    presences[query.modern ? String(row.userId) : apiEmail(row.user, host)] = query.modern
-      ? modernPresence(row)
-      : legacyPresence(row);
-    lastUpdateId = Math.max(lastUpdateId, row.lastUpdateId);
+  if (!entries) {
+    const [row] = await queryRows<{ newest: number | bigint | null }>(
+      db,
+      Prisma.sql`SELECT MAX(p."lastUpdateId") AS "newest" ${where}`,
+    );
+    if (row?.newest != null) lastUpdateId = Math.max(lastUpdateId, Number(row.newest));
+    return { presences, lastUpdateId };
+  }
+  const rows = await queryRows<PresenceRow>(
+    db,
+    Prisma.sql`SELECT p."userId", p."lastActiveTime", p."lastConnectedTime", p."lastUpdateId", u."email", u."emailAddressVisibility", u."dateJoined" ${where}`,
+  );
+  const host = realmHost(realm, query.externalUrl);
+  for (const r of rows) {
+    const userId = Number(r.userId);
+    const row = {
+      lastActiveTime: r.lastActiveTime,
+      lastConnectedTime: r.lastConnectedTime,
+      user: { dateJoined: r.dateJoined },
+    };
+    const key = query.modern
+      ? String(userId)
+      : apiEmail(
+          {
+            id: userId,
+            email: r.email,
+            isBot: false,
+            emailAddressVisibility: Number(r.emailAddressVisibility),
+          },
+          host,
+        );
+    presences[key] = query.modern ? modernPresence(row) : legacyPresence(row);
+    lastUpdateId = Math.max(lastUpdateId, Number(r.lastUpdateId));
   }
   return { presences, lastUpdateId };
 }
