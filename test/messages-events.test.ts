@@ -142,3 +142,27 @@ test('each queue gets message content as it registered for: HTML, or raw Markdow
     avatar_url: null,
   });
 });
+
+test('queues of one kind share the message but keep their own event IDs and their user flags', async () => {
+  const kind = { event_types: ['message'], apply_markdown: false, client_gravatar: true };
+  const senderQueue = await register(server, cast.member, kind);
+  const first = await register(server, cast.member2, kind);
+  // The first queue gets one event more, so its IDs run one ahead of the second's.
+  await sendDirect(server, cast.member, [cast.member2.id], 'before the second queue');
+  const second = await register(server, cast.member2, kind);
+  const id = await sendToChannel(server, cast.member, 'room', 'shared', `@**Cordelia Lear** hi`);
+  const about = async (user: Cast['member'], queueId: string) =>
+    (await eventsOf(server, user, queueId)).filter((e) => e.message.id === id);
+  const [mine] = await about(cast.member, senderQueue.queue_id);
+  const [inFirst] = await about(cast.member2, first.queue_id);
+  const [inSecond] = await about(cast.member2, second.queue_id);
+  expect(mine.flags).toEqual([]); // sent through the API: not marked read
+  expect([inFirst.id, inFirst.flags]).toEqual([1, ['mentioned']]);
+  expect([inSecond.id, inSecond.flags]).toEqual([0, ['mentioned']]);
+  for (const event of [mine, inFirst, inSecond])
+    expect(event.message).toMatchObject({
+      content: '@**Cordelia Lear** hi',
+      content_type: 'text/x-markdown',
+      avatar_url: null,
+    });
+});

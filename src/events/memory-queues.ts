@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import {
   eventForQueue,
   noMessageHooks,
+  queuedEvent,
+  sharedFinalizing,
   type EventBody,
   type EventQueueStore,
   type MessageEventHooks,
@@ -62,9 +64,10 @@ export class MemoryQueueStore implements EventQueueStore {
   }
 
   publish(publication: Publication, userIds: Iterable<number>): void {
+    const hooks = sharedFinalizing(publication, this.hooks);
     for (const userId of userIds) {
       const mine = this.byUser.get(userId);
-      if (mine) for (const queue of mine) this.deliver(queue, publication);
+      if (mine) for (const queue of mine) this.deliver(queue, publication, hooks);
     }
   }
 
@@ -74,10 +77,11 @@ export class MemoryQueueStore implements EventQueueStore {
     exceptUserIds: Iterable<number>,
   ): void {
     const except = new Set(exceptUserIds);
+    const hooks = sharedFinalizing(publication, this.hooks);
     for (const queue of this.queues.values()) {
       const { options } = queue;
       if (options.realmId === realmId && options.allPublicStreams && !except.has(options.userId))
-        this.deliver(queue, publication);
+        this.deliver(queue, publication, hooks);
     }
   }
 
@@ -159,8 +163,8 @@ export class MemoryQueueStore implements EventQueueStore {
   }
 
   /** Adds what a publication holds for one queue, if anything, and wakes its poll. */
-  private deliver(queue: MemoryQueue, publication: Publication): void {
-    const body = eventForQueue(publication, queue.options, this.hooks);
+  private deliver(queue: MemoryQueue, publication: Publication, hooks: MessageEventHooks): void {
+    const body = eventForQueue(publication, queue.options, hooks);
     if (!body) return;
     this.append(queue, body);
     if (queue.waiter) this.scheduleWake(queue);
@@ -168,7 +172,7 @@ export class MemoryQueueStore implements EventQueueStore {
 
   private append(queue: MemoryQueue, body: EventBody): void {
     queue.lastEventId += 1;
-    queue.events.push({ ...body, id: queue.lastEventId });
+    queue.events.push(queuedEvent(body, queue.lastEventId));
     if (queue.events.length > this.limits.maxEvents)
       queue.events.splice(0, queue.events.length - this.limits.maxEvents);
   }

@@ -156,6 +156,78 @@ export function eventForQueue(
   return hooks.finalize(options, body, facts);
 }
 
+/**
+ * Hooks that finalize a message event once per kind of queue for one
+ * publication (by apply_markdown and client_gravatar): the queues of the same
+ * kind then share one body, and its JSON is written once (see eventsJson).
+ */
+export function sharedFinalizing(
+  publication: Publication,
+  hooks: MessageEventHooks,
+): MessageEventHooks {
+  const finalized = new Map<string, MessageEventBody>();
+  return {
+    matchesNarrow: hooks.matchesNarrow,
+    finalize(options, event, facts) {
+      const key = `${event === publication.event ? 'e' : 'f'}${options.applyMarkdown ? 1 : 0}${options.clientGravatar ? 1 : 0}`;
+      let body = finalized.get(key);
+      if (!body) finalized.set(key, (body = hooks.finalize(options, event, facts)));
+      return body;
+    },
+  };
+}
+
+/** The body each queued event was copied from, so that a poll's answer reuses the body's JSON. */
+const bodyOfQueued = new WeakMap<QueuedEvent, EventBody>();
+/** The JSON of each body (shared by every queue holding it), once written. */
+const jsonOfBody = new WeakMap<EventBody, string>();
+
+/** The queued copy of `body` with its position in one queue. */
+export function queuedEvent(body: EventBody, id: number): QueuedEvent {
+  const queued = { ...body, id } as QueuedEvent;
+  bodyOfQueued.set(queued, body);
+  return queued;
+}
+
+/**
+ * The JSON array of a poll's events. An event queued with `queuedEvent`
+ * reuses its body's JSON (written once for all the queues it went to), with
+ * its own ID first; any other event is serialized whole.
+ */
+export function eventsJson(events: QueuedEvent[]): string {
+  const parts: string[] = [];
+  for (const event of events) {
+    const body = bodyOfQueued.get(event);
+    if (!body) {
+      parts.push(JSON.stringify(event));
+      continue;
+    }
+    let json = jsonOfBody.get(body);
+    if (json === undefined) jsonOfBody.set(body, (json = JSON.stringify(body)));
+    // `{` of the body's object, then its members after the ID.
+    parts.push(json.length > 2 ? `{"id":${event.id},${json.slice(1)}` : `{"id":${event.id}}`);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+const JSON_TEXT = Symbol('JSON text');
+
+/**
+ * A value already written as JSON, standing in for the value of type `T` it
+ * encodes: the HTTP layer puts its text in the answer as it is (a handler's
+ * top-level fields only; see textOfJson).
+ */
+export function jsonText<T>(text: string): T {
+  return { [JSON_TEXT]: text } as unknown as T;
+}
+
+/** The text of a value made by jsonText, or undefined for any other value. */
+export function textOfJson(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null && JSON_TEXT in value
+    ? (value as { [JSON_TEXT]: string })[JSON_TEXT]
+    : undefined;
+}
+
 /** Timing and size limits of the queues. */
 export interface QueueLimits {
   heartbeatMs: number;

@@ -14,11 +14,10 @@ import { randomUUID } from 'node:crypto';
 import {
   eventForQueue,
   noMessageHooks,
+  sharedFinalizing,
   type EventBody,
   type EventQueueStore,
   type MessageEventHooks,
-  type MessageEventBody,
-  type MessageFacts,
   type NewQueue,
   type PollRequest,
   type Publication,
@@ -449,16 +448,7 @@ function shaper(
   publication: Publication,
   hooks: MessageEventHooks,
 ): (options: QueueOptions) => string | null {
-  const finalized = new Map<string, MessageEventBody>();
-  const memoHooks: MessageEventHooks = {
-    matchesNarrow: hooks.matchesNarrow,
-    finalize(options: QueueOptions, event: MessageEventBody, facts: MessageFacts) {
-      const key = `${event === publication.event ? 'e' : 'f'}${options.applyMarkdown ? 1 : 0}${options.clientGravatar ? 1 : 0}`;
-      let body = finalized.get(key);
-      if (!body) finalized.set(key, (body = hooks.finalize(options, event, facts)));
-      return body;
-    },
-  };
+  const memoHooks = sharedFinalizing(publication, hooks);
   const json = new Map<EventBody, string>();
   return (options) => {
     const body = eventForQueue(publication, options, memoHooks);

@@ -1,5 +1,6 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
+import { eventsJson, jsonText } from '../events/queues';
 import {
   MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
   MAX_REMINDER_NOTE_LENGTH,
@@ -80,7 +81,8 @@ export const getEvents: Handler<'get-events'> = async ({ params, services, user,
     onAbort,
   });
   if (!events) throw badEventQueue(params.queue_id);
-  return { queue_id: params.queue_id, events };
+  // Written here from each event body's JSON, shared by the queues it went to.
+  return { queue_id: params.queue_id, events: jsonText<typeof events>(eventsJson(events)) };
 };
 
 /** Deletes a queue. */

@@ -7,6 +7,7 @@ import type Koa from 'koa';
 import type { HandlerMap, PublicHandlerMap } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
+import { textOfJson } from '../events/queues';
 import { subdomainOf } from '../lib/realm/realms';
 import { BotType } from '../lib/users/bots';
 import { Authenticator, type AuthUser } from '../lib/users/credentials';
@@ -152,6 +153,22 @@ async function authenticate(
 }
 
 /**
+ * The JSON of a success answer. A top-level field a handler gave as JSON text
+ * (jsonText: a poll's events, written from JSON shared by many queues) goes
+ * in as it is; otherwise this is JSON.stringify.
+ */
+function successJson(answer: Record<string, unknown>): string {
+  const entries = Object.entries(answer);
+  if (!entries.some(([, value]) => textOfJson(value) !== undefined)) return JSON.stringify(answer);
+  const members: string[] = [];
+  for (const [name, value] of entries) {
+    if (value === undefined) continue;
+    members.push(`${JSON.stringify(name)}:${textOfJson(value) ?? JSON.stringify(value)}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/**
  * Builds the router. Operations sharing a method and template shape (the
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
  * goes to the operation whose parameter is an integer. Throws at start when an
@@ -237,7 +254,7 @@ export function buildRouter(
         ...(auth ?? {}),
       });
       return Buffer.from(
-        JSON.stringify({
+        successJson({
           result: 'success',
           msg: '',
           ...data,
