@@ -21,7 +21,11 @@ export interface OpenLoopResult {
   answers: { due: number; body: { id?: number; result?: string } }[];
 }
 
-function fire(port: number, agent: Agent, shot: Shot): Promise<{ status: number; text: string }> {
+export function fire(
+  port: number,
+  agent: Agent,
+  shot: Shot,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const req = request(
       {
