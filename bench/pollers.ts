@@ -64,8 +64,8 @@ async function loop(agent: Agent, port: number, poll: Poll): Promise<void> {
 
 process.on('SIGTERM', () => {
   running = false;
-  process.stdout.write(`${JSON.stringify(deliveries)}\n`);
-  process.exit(0);
+  // A pipe is written asynchronously: exit once the whole line is out.
+  process.stdout.write(`${JSON.stringify(deliveries)}\n`, () => process.exit(0));
 });
 
 let input = '';
