@@ -12,8 +12,8 @@
 //   npm run bench:capacity   (BENCH_CAPACITY_SECONDS, BENCH_CAPACITY_MAX: 4,000 users)
 import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { basicAuth, call, startServer, type BenchUser } from './load';
-import { fire, figure, percentile, percentiles, type Shot } from './open-loop';
+import { call, startServer, subscribeAll, type BenchUser } from './load';
+import { fire, figure, formShot, getShot, percentile, percentiles, type Shot } from './open-loop';
 import { startPollers, type Poll } from './pollers-client';
 
 const seconds = Number(process.env.BENCH_CAPACITY_SECONDS || 60);
@@ -55,12 +55,13 @@ async function main(): Promise<void> {
     for (let first = 0; first < n; first += channelSize) {
       const channel = first / channelSize;
       if (subscribed.has(channel)) continue;
-      const members = users.slice(first, first + channelSize);
-      const answer = await call(port, setup, users[0], 'POST', '/users/me/subscriptions', {
-        subscriptions: JSON.stringify([{ name: channelOf(first) }]),
-        principals: JSON.stringify(members.map((u) => u.id)),
-      });
-      if (answer.result !== 'success') throw new Error(`subscribe: ${JSON.stringify(answer)}`);
+      await subscribeAll(
+        port,
+        setup,
+        users[0],
+        channelOf(first),
+        users.slice(first, first + channelSize),
+      );
       subscribed.add(channel);
     }
     let next = 0;
@@ -87,35 +88,30 @@ async function main(): Promise<void> {
     await sleep(Math.max(1000, n));
     const agent = new Agent({ keepAlive: true, maxSockets: 512 });
     const shots: Record<Action['kind'], (user: number) => Shot> = {
-      presence: (user) => ({
-        method: 'POST',
-        path: '/api/v1/users/me/presence',
-        headers: {
-          authorization: basicAuth(users[user]),
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        // As the web app asks each minute: everyone's presence, in the slim format.
-        body: 'status=active&new_user_input=true&slim_presence=true',
-      }),
-      send: (user) => ({
-        method: 'POST',
-        path: '/api/v1/messages',
-        headers: {
-          authorization: basicAuth(users[user]),
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: `type=stream&to=${encodeURIComponent(channelOf(user))}&topic=work&content=${encodeURIComponent('An update on **the work**, as usual.')}`,
-      }),
-      read: (user) => ({
-        method: 'GET',
-        path: `/api/v1/messages?anchor=newest&num_before=50&num_after=0&narrow=${encodeURIComponent(
-          JSON.stringify([
+      // As the web app asks each minute: everyone's presence, in the slim format.
+      presence: (user) =>
+        formShot(users[user], '/users/me/presence', {
+          status: 'active',
+          new_user_input: 'true',
+          slim_presence: 'true',
+        }),
+      send: (user) =>
+        formShot(users[user], '/messages', {
+          type: 'stream',
+          to: channelOf(user),
+          topic: 'work',
+          content: 'An update on **the work**, as usual.',
+        }),
+      read: (user) =>
+        getShot(users[user], '/messages', {
+          anchor: 'newest',
+          num_before: '50',
+          num_after: '0',
+          narrow: JSON.stringify([
             { operator: 'channel', operand: channelOf(user) },
             { operator: 'topic', operand: 'work' },
           ]),
-        )}`,
-        headers: { authorization: basicAuth(users[user]) },
-      }),
+        }),
     };
     const sends: { due: number; ms: number; id?: number }[] = [];
     let failed = 0;

@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { basicAuth, call, load, startServer, summary, type BenchUser } from './load';
+import { basicAuth, call, load, startServer, subscribeAll, summary, type BenchUser } from './load';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';
@@ -74,11 +74,7 @@ function stopped(child: ChildProcess): Promise<void> {
 
 async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 2000 });
-  const subscribed = await call(ports[0], agent, owner, 'POST', '/users/me/subscriptions', {
-    subscriptions: JSON.stringify([{ name: 'bench' }]),
-    principals: JSON.stringify(users.map((u) => u.id)),
-  });
-  if (subscribed.result !== 'success') throw new Error(JSON.stringify(subscribed));
+  await subscribeAll(ports[0], agent, owner, 'bench', users);
   const queues: { user: BenchUser; port: number; queueId: string }[] = [];
   for (let i = 0; i < subscribers * queuesPerUser; i += 50) {
     const batch = await Promise.all(

@@ -14,8 +14,17 @@
 // it is not a pass/fail test.
 //   npm run bench:floors
 import { Agent } from 'node:http';
-import { basicAuth, call, startServer, type BenchUser, type Started } from './load';
-import { figure, measured, openLoop, percentile, percentiles, type Shot } from './open-loop';
+import { call, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import {
+  figure,
+  formShot,
+  getShot,
+  measured,
+  openLoop,
+  percentile,
+  percentiles,
+  type Shot,
+} from './open-loop';
 import { startPollers, type Poll } from './pollers-client';
 import { seed } from './seed';
 
@@ -66,25 +75,14 @@ async function main(): Promise<void> {
   const floor = await startServer('floor', { BENCH_DATABASE_URL: chat.info.databaseUrl! });
   const figures: string[] = [];
   try {
-    const subscribed = await call(chat.info.port, agent, owner, 'POST', '/users/me/subscriptions', {
-      subscriptions: JSON.stringify([{ name: 'bench' }]),
-      principals: JSON.stringify(users.map((u) => u.id)),
+    await subscribeAll(chat.info.port, agent, owner, 'bench', users);
+    const send = formShot(owner, '/messages', {
+      type: 'stream',
+      to: 'bench',
+      topic: 'benchmark',
+      content:
+        'Hello **everyone**, a message of ordinary length with a [link](https://example.com).',
     });
-    if (subscribed.result !== 'success')
-      throw new Error(`subscribe: ${JSON.stringify(subscribed)}`);
-    const send: Shot = {
-      method: 'POST',
-      path: '/api/v1/messages',
-      headers: {
-        authorization: basicAuth(owner),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body:
-        'type=stream&to=bench&topic=benchmark&content=' +
-        encodeURIComponent(
-          'Hello **everyone**, a message of ordinary length with a [link](https://example.com).',
-        ),
-    };
     process.stdout.write(
       `open loop, ${rate} requests/s for ${seconds} s after a warm-up; CPU of the server process\n`,
     );
@@ -153,17 +151,15 @@ async function main(): Promise<void> {
     ).realm_id;
     agent.destroy();
     await seed(chat.info.databaseUrl!, realmId, stream.stream_id, owner.id, totalMessages, 100);
-    const narrow = encodeURIComponent(
-      JSON.stringify([
+    const read = getShot(owner, '/messages', {
+      anchor: 'newest',
+      num_before: '100',
+      num_after: '0',
+      narrow: JSON.stringify([
         { operator: 'channel', operand: 'bench' },
         { operator: 'topic', operand: 'target' },
       ]),
-    );
-    const read: Shot = {
-      method: 'GET',
-      path: `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`,
-      headers: { authorization: basicAuth(owner) },
-    };
+    });
     const readOurs = await run(chat, () => read);
     const readFloor = await run(floor, () => read);
     process.stdout.write(`${line(`read 100 of ${totalMessages}`, readOurs, readFloor)}\n`);

@@ -123,3 +123,18 @@ export function call(
     req.end(body);
   });
 }
+
+/** Subscribes `members` to `channel` (creating it) as `owner`; throws unless it succeeds. */
+export async function subscribeAll(
+  port: number,
+  agent: Agent,
+  owner: Pick<BenchUser, 'email' | 'apiKey'>,
+  channel: string,
+  members: Pick<BenchUser, 'id'>[],
+): Promise<void> {
+  const answer = await call(port, agent, owner, 'POST', '/users/me/subscriptions', {
+    subscriptions: JSON.stringify([{ name: channel }]),
+    principals: JSON.stringify(members.map((u) => u.id)),
+  });
+  if (answer.result !== 'success') throw new Error(`subscribe: ${JSON.stringify(answer)}`);
+}

@@ -17,7 +17,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Agent } from 'node:http';
 import { parseDatabaseUrl } from '../src/db/url';
-import { basicAuth, call, load, startServer, summary, type BenchUser } from './load';
+import { basicAuth, call, load, startServer, subscribeAll, summary, type BenchUser } from './load';
 import { startPollers } from './pollers-client';
 import { seed } from './seed';
 
@@ -87,12 +87,7 @@ async function main(): Promise<void> {
   const users = chat.info.users!;
   const agent = new Agent({ keepAlive: true });
   try {
-    const subscribed = await call(port, agent, owner, 'POST', '/users/me/subscriptions', {
-      subscriptions: JSON.stringify([{ name: 'bench' }]),
-      principals: JSON.stringify(users.map((u) => u.id)),
-    });
-    if (subscribed.result !== 'success')
-      throw new Error(`subscribe failed: ${JSON.stringify(subscribed)}`);
+    await subscribeAll(port, agent, owner, 'bench', users);
     const form =
       'type=stream&to=bench&topic=benchmark&content=' +
       encodeURIComponent(

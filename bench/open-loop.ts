@@ -2,7 +2,7 @@
 // each timed from the moment it was due (so a slow answer delays no later
 // request and hides no queueing), and the CPU a server child spent on them.
 import { Agent, request } from 'node:http';
-import type { Started, Usage } from './load';
+import { basicAuth, type BenchUser, type Started, type Usage } from './load';
 
 /** One request of an open-loop run. */
 export interface Shot {
@@ -19,6 +19,36 @@ export interface OpenLoopResult {
   failed: number;
   /** Each answer's parsed body with the time (performance.timeOrigin based, ms) it was due. */
   answers: { due: number; body: { id?: number; result?: string } }[];
+}
+
+/** A POST of urlencoded `fields` to the API path as `user`. */
+export function formShot(
+  user: Pick<BenchUser, 'email' | 'apiKey'>,
+  path: string,
+  fields: Record<string, string>,
+): Shot {
+  return {
+    method: 'POST',
+    path: `/api/v1${path}`,
+    headers: {
+      authorization: basicAuth(user),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams(fields).toString(),
+  };
+}
+
+/** A GET of the API path with `query` as `user`. */
+export function getShot(
+  user: Pick<BenchUser, 'email' | 'apiKey'>,
+  path: string,
+  query: Record<string, string>,
+): Shot {
+  return {
+    method: 'GET',
+    path: `/api/v1${path}?${new URLSearchParams(query).toString()}`,
+    headers: { authorization: basicAuth(user) },
+  };
 }
 
 export function fire(

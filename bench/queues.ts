@@ -11,8 +11,16 @@
 //    holds per waiting poll.
 //   npm run bench:queues
 import { Agent } from 'node:http';
-import { basicAuth, call, startServer, type BenchUser, type Started } from './load';
-import { figure, measured, openLoop, percentile, percentiles, type Shot } from './open-loop';
+import { call, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import {
+  figure,
+  formShot,
+  measured,
+  openLoop,
+  percentile,
+  percentiles,
+  type Shot,
+} from './open-loop';
 import { startPollers, type Poll } from './pollers-client';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
@@ -73,19 +81,13 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: true });
   const bare = await startServer('fanout');
   try {
-    await call(chat.info.port, agent, owner, 'POST', '/users/me/subscriptions', {
-      subscriptions: JSON.stringify([{ name: 'bench' }]),
-      principals: JSON.stringify(users.map((u) => u.id)),
+    await subscribeAll(chat.info.port, agent, owner, 'bench', users);
+    const send = formShot(owner, '/messages', {
+      type: 'stream',
+      to: 'bench',
+      topic: 'fan-out',
+      content: 'Hello **all**.',
     });
-    const send: Shot = {
-      method: 'POST',
-      path: '/api/v1/messages',
-      headers: {
-        authorization: basicAuth(owner),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: 'type=stream&to=bench&topic=fan-out&content=' + encodeURIComponent('Hello **all**.'),
-    };
     const polls = await register(chat.info.port, users, subscribers * queuesPerUser);
     const ours = await fanout(chat, polls, send);
     const floor = await fanout(bare, polls, send);

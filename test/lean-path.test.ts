@@ -3,6 +3,7 @@
 // same answers, refusals, headers, log line and metrics as the same
 // operation through Koa (which still takes DELETE /events with a form body),
 // and the same reading of a trusted proxy's headers.
+import { sendDirect } from './streams-fixtures';
 import { TestServer, type Cast, type Reply } from './support/server';
 
 let server: TestServer;
@@ -47,10 +48,7 @@ function requestLines(from: number) {
 describe('the lean path for event queues', () => {
   test('a poll answers with the headers Koa gives every operation', async () => {
     const queueId = await newQueue();
-    await server.call('POST', '/messages', {
-      as: cast.member2,
-      params: { type: 'direct', to: [cast.member.id], content: 'lean' },
-    });
+    await sendDirect(server, cast.member2, [cast.member.id], 'lean');
     const res = await server.call('GET', '/events', {
       as: cast.member,
       params: { queue_id: queueId, last_event_id: -1 },
@@ -177,10 +175,7 @@ describe('the lean path for event queues', () => {
     controller.abort();
     expect(await waiting).toBe('AbortError');
     // The queue still works: the next poll gets the message sent meanwhile.
-    await server.call('POST', '/messages', {
-      as: cast.member,
-      params: { type: 'direct', to: [cast.member2.id], content: 'after the abort' },
-    });
+    await sendDirect(server, cast.member, [cast.member2.id], 'after the abort');
     const next = await server.call('GET', '/events', {
       as: cast.member2,
       params: { queue_id: queueId, last_event_id: -1 },

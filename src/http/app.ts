@@ -47,9 +47,8 @@ function forwardedRequestId(header: string): string | undefined {
   return /^[\w.:-]{1,128}$/.test(header) ? header : undefined;
 }
 
-/** The application: Koa, and the listener that puts the lean path (lean.ts) before it. */
+/** The application: the request listener that puts the lean path (lean.ts) before Koa. */
 export interface App {
-  koa: Koa;
   handle: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
@@ -168,5 +167,5 @@ export async function createApp(services: Services, options: AppOptions = {}): P
 
   const lean = leanPath({ serve, direct, trustProxy, log, recorder });
   const koa = app.callback();
-  return { koa: app, handle: (req, res) => void (lean(req, res) || koa(req, res)) };
+  return { handle: (req, res) => void (lean(req, res) || koa(req, res)) };
 }

@@ -44,7 +44,7 @@ function firstValue(header: string | string[] | undefined): string | undefined {
 }
 
 /** The request's host as Koa reads it: X-Forwarded-Host from a trusted proxy, else Host. */
-export function hostOf(req: IncomingMessage, trustProxy: boolean): string {
+function hostOf(req: IncomingMessage, trustProxy: boolean): string {
   let host =
     (trustProxy && firstValue(req.headers['x-forwarded-host'])) || firstValue(req.headers.host);
   if (!host) return '';
@@ -60,7 +60,7 @@ export function hostOf(req: IncomingMessage, trustProxy: boolean): string {
 }
 
 /** The client's address as Koa reads it: the first X-Forwarded-For entry from a trusted proxy, else the socket's. */
-export function ipOf(req: IncomingMessage, trustProxy: boolean): string {
+function ipOf(req: IncomingMessage, trustProxy: boolean): string {
   return (
     (trustProxy && firstValue(req.headers['x-forwarded-for'])) || req.socket.remoteAddress || ''
   );

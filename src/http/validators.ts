@@ -19,7 +19,7 @@ import type { Logger } from '../log';
 import { projectRoot } from '../paths';
 
 /** Where compiled validators are kept between starts (beside other tools' caches). */
-export const VALIDATOR_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-validators');
+const VALIDATOR_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-validators');
 
 /** The cache file for validators compiled from `specPath` by the code of `specModule`. */
 export function validatorCacheFile(specPath: string, specModule: string): string {
