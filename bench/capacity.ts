@@ -12,16 +12,14 @@
 //   npm run bench:capacity   (BENCH_CAPACITY_SECONDS, BENCH_CAPACITY_MAX: 4,000 users)
 import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { call, startServer, subscribeAll, type BenchUser } from './load';
+import { sleep, startServer, subscribeAll, type BenchUser } from './load';
 import { fire, figure, formShot, getShot, percentile, percentiles, type Shot } from './open-loop';
-import { startPollers, type Poll } from './pollers-client';
+import { deliveryTimes, registerQueues, startPollers, type Poll } from './pollers-client';
 
 const seconds = Number(process.env.BENCH_CAPACITY_SECONDS || 60);
 const maxUsers = Number(process.env.BENCH_CAPACITY_MAX || 4000);
 const channelSize = 50;
 const goals = { sendP99: 200, deliveryP99: 500 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One scheduled request of a user. */
 interface Action {
@@ -48,7 +46,7 @@ async function main(): Promise<void> {
   const setup = new Agent({ keepAlive: true, maxSockets: 16 });
   const channelOf = (user: number) => `team ${Math.floor(user / channelSize)}`;
   const subscribed = new Set<number>();
-  const queues: (Poll | undefined)[] = [];
+  const queues: Poll[] = [];
 
   /** Channels for users 0..n-1 and a queue for each, made as trials first need them. */
   async function prepare(n: number): Promise<void> {
@@ -64,27 +62,14 @@ async function main(): Promise<void> {
       );
       subscribed.add(channel);
     }
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        const i = next++;
-        if (queues[i]) continue;
-        const user = users[i];
-        const answer = await call(port, setup, user, 'POST', '/register', {
-          event_types: '["message"]',
-          fetch_event_types: '[]',
-        });
-        if (answer.result !== 'success') throw new Error(`register: ${JSON.stringify(answer)}`);
-        queues[i] = { email: user.email, apiKey: user.apiKey, queueId: answer.queue_id };
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    if (queues.length < n)
+      queues.push(...(await registerQueues(port, users.slice(queues.length, n))));
   }
 
   /** One trial with users 0..n-1: the send and delivery percentiles, and whether they meet the goals. */
   async function trial(n: number) {
     await prepare(n);
-    const pollers = await startPollers(port, queues.slice(0, n) as Poll[]);
+    const pollers = await startPollers(port, queues.slice(0, n));
     await sleep(Math.max(1000, n));
     const agent = new Agent({ keepAlive: true, maxSockets: 512 });
     const shots: Record<Action['kind'], (user: number) => Shot> = {
@@ -138,14 +123,7 @@ async function main(): Promise<void> {
     const seen = await pollers.stop();
     agent.destroy();
     const sendTimes = sends.map((s) => s.ms).sort((a, b) => a - b);
-    const delivery: number[] = [];
-    let short = 0;
-    for (const s of sends) {
-      const got = s.id === undefined ? undefined : seen.byMessage[String(s.id)];
-      if (!got || got[0] < channelSize) short++;
-      if (got) delivery.push(got[1] - s.due);
-    }
-    delivery.sort((a, b) => a - b);
+    const { times: delivery, missing: short } = deliveryTimes(sends, seen, channelSize);
     const passed =
       failed === 0 &&
       short === 0 &&

@@ -19,6 +19,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { basicAuth, call, load, startServer, subscribeAll, summary, type BenchUser } from './load';
+import { percentile } from './open-loop';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';
@@ -27,10 +28,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS || 50);
 const rounds = Number(process.env.BENCH_ROUNDS || 50);
 const subscribers = 50;
 const queuesPerUser = 20;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -14,7 +14,7 @@
 // it is not a pass/fail test.
 //   npm run bench:floors
 import { Agent } from 'node:http';
-import { call, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import { call, sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
 import {
   figure,
   formShot,
@@ -23,9 +23,10 @@ import {
   openLoop,
   percentile,
   percentiles,
+  type OpenLoopResult,
   type Shot,
 } from './open-loop';
-import { startPollers, type Poll } from './pollers-client';
+import { deliveryTimes, registerQueues, startPollers } from './pollers-client';
 import { seed } from './seed';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
@@ -51,20 +52,9 @@ function line(
   return `${name.padEnd(22)} this server ${ours.perRequest.toFixed(0).padStart(6)} us CPU/request (${percentiles(ours.result.latencies)})   floor ${floor.perRequest.toFixed(0).padStart(5)} us (${percentiles(floor.result.latencies)})`;
 }
 
-/** Milliseconds from each send being due to the last poll that received it, sorted. */
-function deliveryTimes(
-  answers: { due: number; body: { id?: number } }[],
-  byMessage: Record<string, [number, number]>,
-  expected: number,
-): { times: number[]; missing: number } {
-  const times: number[] = [];
-  let missing = 0;
-  for (const { due, body } of answers) {
-    const seen = byMessage[String(body.id)];
-    if (!seen || seen[0] < expected) missing++;
-    if (seen) times.push(seen[1] - due);
-  }
-  return { times: times.sort((a, b) => a - b), missing };
+/** The sends of an open-loop run: when each was due, and the ID it was answered with. */
+function sendsOf(result: OpenLoopResult) {
+  return result.answers.map(({ due, body }) => ({ due, id: body.id }));
 }
 
 async function main(): Promise<void> {
@@ -98,31 +88,21 @@ async function main(): Promise<void> {
       ),
     );
 
-    const queues: Poll[] = [];
-    for (const user of users) {
-      const registered = await call(chat.info.port, agent, user, 'POST', '/register', {
-        event_types: '["message"]',
-      });
-      queues.push({ email: user.email, apiKey: user.apiKey, queueId: registered.queue_id });
-    }
+    const queues = await registerQueues(chat.info.port, users);
     const oursPolls = await startPollers(chat.info.port, queues);
     const pollingOurs = await run(chat, () => send);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     const oursSeen = await oursPolls.stop();
     const floorPolls = await startPollers(
       floor.info.port,
       queues.map((q, i) => ({ ...q, queueId: `floor-${i}` })),
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const pollingFloor = await run(floor, () => send);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     const floorSeen = await floorPolls.stop();
-    const oursDelivery = deliveryTimes(pollingOurs.result.answers, oursSeen.byMessage, subscribers);
-    const floorDelivery = deliveryTimes(
-      pollingFloor.result.answers,
-      floorSeen.byMessage,
-      subscribers,
-    );
+    const oursDelivery = deliveryTimes(sendsOf(pollingOurs.result), oursSeen, subscribers);
+    const floorDelivery = deliveryTimes(sendsOf(pollingFloor.result), floorSeen, subscribers);
     process.stdout.write(`${line('send, 50 waiting polls', pollingOurs, pollingFloor)}\n`);
     process.stdout.write(
       `${''.padEnd(22)} due -> last of 50 polls answered: this server ${percentiles(oursDelivery.times)} (${oursDelivery.missing} not delivered to all)   floor ${percentiles(floorDelivery.times)} (${floorDelivery.missing})\n`,

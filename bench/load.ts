@@ -138,3 +138,8 @@ export async function subscribeAll(
   });
   if (answer.result !== 'success') throw new Error(`subscribe: ${JSON.stringify(answer)}`);
 }
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

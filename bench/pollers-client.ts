@@ -1,7 +1,9 @@
 // Driving pollers.js from a benchmark.
 import { spawn } from 'node:child_process';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { call, type BenchUser } from './load';
 
 /** One long-poll to keep waiting: whose credentials, on which queue. */
 export interface Poll {
@@ -36,4 +38,50 @@ export async function startPollers(port: number, polls: Poll[]) {
       return JSON.parse(await answer);
     },
   };
+}
+
+/** Registers a queue for message events as each of `owners` (a user may appear more than once), `parallel` at a time. */
+export async function registerQueues(
+  port: number,
+  owners: BenchUser[],
+  parallel = 16,
+): Promise<Poll[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: parallel });
+  const polls: Poll[] = new Array(owners.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < owners.length) {
+      const i = next++;
+      const user = owners[i];
+      const answer = await call(port, agent, user, 'POST', '/register', {
+        event_types: '["message"]',
+        fetch_event_types: '[]',
+      });
+      if (answer.result !== 'success') throw new Error(`register: ${JSON.stringify(answer)}`);
+      polls[i] = { email: user.email, apiKey: user.apiKey, queueId: answer.queue_id };
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  agent.destroy();
+  return polls;
+}
+
+/**
+ * For each sent message (when it was due, and its ID once answered), the
+ * milliseconds to the last poll that received it, sorted; and how many were
+ * not received by all `expected` polls.
+ */
+export function deliveryTimes(
+  sends: { due: number; id?: number }[],
+  seen: Deliveries,
+  expected: number,
+): { times: number[]; missing: number } {
+  const times: number[] = [];
+  let missing = 0;
+  for (const { due, id } of sends) {
+    const got = id === undefined ? undefined : seen.byMessage[String(id)];
+    if (!got || got[0] < expected) missing++;
+    if (got) times.push(got[1] - due);
+  }
+  return { times: times.sort((a, b) => a - b), missing };
 }

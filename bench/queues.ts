@@ -11,7 +11,7 @@
 //    holds per waiting poll.
 //   npm run bench:queues
 import { Agent } from 'node:http';
-import { call, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import { sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
 import {
   figure,
   formShot,
@@ -21,37 +21,13 @@ import {
   percentiles,
   type Shot,
 } from './open-loop';
-import { startPollers, type Poll } from './pollers-client';
+import { deliveryTimes, registerQueues, startPollers, type Poll } from './pollers-client';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const rate = Number(process.env.BENCH_FANOUT_RATE || 5);
 const idleQueues = Number(process.env.BENCH_IDLE_QUEUES || 10_000);
 const subscribers = 50;
 const queuesPerUser = 20;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Registers `count` queues for message events as the users in turn, `parallel` at a time. */
-async function register(port: number, users: BenchUser[], count: number, parallel = 16) {
-  const agent = new Agent({ keepAlive: true, maxSockets: parallel });
-  const polls: Poll[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const user = users[i % users.length];
-      const answer = await call(port, agent, user, 'POST', '/register', {
-        event_types: '["message"]',
-        fetch_event_types: '[]',
-      });
-      if (answer.result !== 'success') throw new Error(`register: ${JSON.stringify(answer)}`);
-      polls[i] = { email: user.email, apiKey: user.apiKey, queueId: answer.queue_id };
-    }
-  };
-  await Promise.all(Array.from({ length: parallel }, worker));
-  agent.destroy();
-  return polls;
-}
 
 /** Sends at `rate` a second through `server` with `polls` waiting; CPU, send latencies and delivery times. */
 async function fanout(server: Started, polls: Poll[], send: Shot) {
@@ -63,14 +39,12 @@ async function fanout(server: Started, polls: Poll[], send: Shot) {
   );
   await sleep(1000);
   const seen = await pollers.stop();
-  const times: number[] = [];
-  let short = 0;
-  for (const { due, body } of result.answers) {
-    const delivered = seen.byMessage[String(body.id)];
-    if (!delivered || delivered[0] < polls.length) short++;
-    if (delivered) times.push(delivered[1] - due);
-  }
-  return { cpu, sends: result.latencies, times: times.sort((a, b) => a - b), short };
+  const { times, missing } = deliveryTimes(
+    result.answers.map(({ due, body }) => ({ due, id: body.id })),
+    seen,
+    polls.length,
+  );
+  return { cpu, sends: result.latencies, times, short: missing };
 }
 
 async function main(): Promise<void> {
@@ -88,7 +62,10 @@ async function main(): Promise<void> {
       topic: 'fan-out',
       content: 'Hello **all**.',
     });
-    const polls = await register(chat.info.port, users, subscribers * queuesPerUser);
+    const polls = await registerQueues(
+      chat.info.port,
+      Array.from({ length: subscribers * queuesPerUser }, (_, i) => users[i % users.length]),
+    );
     const ours = await fanout(chat, polls, send);
     const floor = await fanout(bare, polls, send);
     process.stdout.write(
@@ -119,7 +96,10 @@ async function main(): Promise<void> {
   try {
     const members = [fresh.info as BenchUser, ...fresh.info.users!];
     const before = await fresh.usage();
-    const polls = await register(fresh.info.port, members, idleQueues);
+    const polls = await registerQueues(
+      fresh.info.port,
+      Array.from({ length: idleQueues }, (_, i) => members[i % members.length]),
+    );
     const idle = await fresh.usage();
     const pollers = await startPollers(fresh.info.port, polls);
     await sleep(Math.max(3000, idleQueues / 2));

@@ -3,7 +3,7 @@
 // same answers, refusals, headers, log line and metrics as the same
 // operation through Koa (which still takes DELETE /events with a form body),
 // and the same reading of a trusted proxy's headers.
-import { sendDirect } from './streams-fixtures';
+import { expectRefusal, sendDirect } from './streams-fixtures';
 import { TestServer, type Cast, type Reply } from './support/server';
 
 let server: TestServer;
@@ -91,11 +91,7 @@ describe('the lean path for event queues', () => {
         as: cast.member,
         params: { queue_id: queueId, last_event_id: -1, dont_block: true },
       });
-      expect(gone.status).toBe(400);
-      expect(gone.body).toEqual({
-        result: 'error',
-        msg: `Bad event queue ID: ${queueId}`,
-        code: 'BAD_EVENT_QUEUE_ID',
+      expectRefusal(gone, `Bad event queue ID: ${queueId}`, 'BAD_EVENT_QUEUE_ID', {
         queue_id: queueId,
       });
     }

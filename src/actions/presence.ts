@@ -3,11 +3,7 @@
 // appearing or coming back online (from offline or idle) is announced with a
 // presence event.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
-import {
-  ACTIVE_WINDOW_SECONDS,
-  legacyPresence,
-  OFFLINE_THRESHOLD_SECONDS,
-} from '../lib/users/presence';
+import { legacyPresence, presenceStatusAt } from '../lib/users/presence';
 import { apiEmail, realmHost } from '../lib/users/users';
 import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
@@ -28,17 +24,12 @@ export async function doUpdatePresence(
   await services.db.write(async (tx, onCommit) => {
     const current = await tx.userPresence.findUnique({ where: { userId: user.id } });
     const wasActive = current?.lastActiveTime != null && current.lastActiveTime > recent;
-    // Coming back online: an active report after the user read offline (no
-    // report for the offline threshold) or idle (last active well before last
-    // connected). A user reporting active every minute is announced once.
+    // Coming back online: an active report from a user whose last reports
+    // read offline or idle. A user reporting active every minute is announced once.
     const comesBack =
       current !== null &&
       status === 'active' &&
-      (current.lastConnectedTime === null ||
-        now.getTime() - current.lastConnectedTime.getTime() > OFFLINE_THRESHOLD_SECONDS * 1000 ||
-        current.lastActiveTime === null ||
-        current.lastActiveTime.getTime() + ACTIVE_WINDOW_SECONDS * 1000 <
-          current.lastConnectedTime.getTime());
+      presenceStatusAt({ ...current, user }, now) !== 'active';
     if (
       current &&
       current.lastConnectedTime &&

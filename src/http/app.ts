@@ -64,7 +64,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
       operations.map((op) => op.operationId),
       validatorCacheFile(specPath, specModule),
     );
-  const { router, staticRoutes, serve, direct } = buildRouter(
+  const { router, staticRoutes, serve } = buildRouter(
     validators,
     operations,
     services,
@@ -165,7 +165,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
   });
 
-  const lean = leanPath({ serve, direct, trustProxy, log, recorder });
+  const lean = leanPath({ serve, operations, trustProxy, log, recorder });
   const koa = app.callback();
   return { handle: (req, res) => void (lean(req, res) || koa(req, res)) };
 }

@@ -72,14 +72,16 @@ function ipOf(req: IncomingMessage, trustProxy: boolean): string {
  */
 export function leanPath(options: {
   serve: Route;
-  direct: Map<string, OperationSpec>;
+  operations: OperationSpec[];
   trustProxy: boolean;
   log: Logger;
   recorder: RequestRecorder;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { serve, trustProxy, log, recorder } = options;
   const taken = new Map(
-    [...options.direct].filter(([, op]) => LEAN_OPERATIONS.has(op.operationId)),
+    options.operations
+      .filter((op) => LEAN_OPERATIONS.has(op.operationId))
+      .map((op) => [`${op.method} /api/v1${op.path}`, op]),
   );
   return (req, res) => {
     const url = req.url ?? '';

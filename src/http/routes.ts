@@ -185,7 +185,6 @@ export function buildRouter(
   router: Router;
   staticRoutes: Koa.Middleware;
   serve: Route;
-  direct: Map<string, OperationSpec>;
 } {
   const router = new Router({ prefix: '/api/v1' });
   const statics = new Map<
@@ -265,8 +264,6 @@ export function buildRouter(
       input.req.off('close', onClose);
     }
   };
-  // The operations whose paths have no parameters, by "METHOD /api/v1/path": the lean path's table.
-  const direct = new Map<string, OperationSpec>();
 
   for (const candidates of ordered) {
     const pick = (params: Record<string, string>): OperationSpec => {
@@ -313,13 +310,11 @@ export function buildRouter(
       ctx.type = 'application/json';
       ctx.body = answer;
     };
-    for (const op of candidates)
-      if (!op.path.includes('{')) direct.set(`${op.method} /api/v1${op.path}`, op);
     router.register(koaPath(first), [first.method], route);
     // Paths without parameters are also found by exact lookup (see staticRoutes).
     if (!first.path.includes('{')) statics.set(`${first.method} /api/v1${first.path}`, route);
   }
-  return { router, staticRoutes: staticMiddleware(statics), serve, direct };
+  return { router, staticRoutes: staticMiddleware(statics), serve };
 }
 
 /**

@@ -156,12 +156,23 @@ export async function singleUserPresence(db: Db, user: User, now: Date) {
   const row = await db.userPresence.findUnique({ where: { userId: user.id } });
   if (!row) return undefined;
   const { aggregated, website } = legacyPresence({ ...row, user });
-  const stale = seconds(now) - aggregated.timestamp > OFFLINE_THRESHOLD_SECONDS;
   return {
     aggregated: {
-      status: stale ? ('offline' as const) : aggregated.status,
+      status: presenceStatusAt({ ...row, user }, now),
       timestamp: aggregated.timestamp,
     },
     website: { status: website.status, timestamp: website.timestamp },
   };
+}
+
+/**
+ * How a user's last reports read at `now`: active or idle as the legacy
+ * entry says, or offline once that entry's time is older than the offline
+ * threshold.
+ */
+export function presenceStatusAt(row: Row, now: Date): 'active' | 'idle' | 'offline' {
+  const { aggregated } = legacyPresence(row);
+  return seconds(now) - aggregated.timestamp > OFFLINE_THRESHOLD_SECONDS
+    ? 'offline'
+    : aggregated.status;
 }
