@@ -35,6 +35,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jwt/fetch_api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch an API key (JWT)
+         * @description Exchanges a JSON Web Token naming a user, in an `email` claim, for
+         *     the account's API key. Needs no credentials: the token's signature is
+         *     the proof. Only organizations the server administrator gave a key in
+         *     `JWT_AUTH_KEYS` accept tokens (see the README); the key's entry names
+         *     the algorithms allowed (`HS256`, `HS384` and `HS512` with a shared
+         *     secret, `RS256`, `RS384` and `RS512` with a PEM public key). A token's
+         *     `exp` and `nbf` claims are honoured when present.
+         *     Refused with `BAD_REQUEST` when the organization has no key ("JWT
+         *     authentication is not enabled for this organization"), the token is
+         *     empty ("No JSON web token passed in request"), malformed, signed with
+         *     another key or algorithm, or expired ("Bad JSON web token"), or has no
+         *     `email` claim ("No email specified in JSON web token claims"). An
+         *     email address with no account answers 401 `AUTHENTICATION_FAILED`, a
+         *     deactivated account 401 `USER_DEACTIVATED`, and a bot 401. Feature
+         *     level 160.
+         */
+        post: operations["jwt-fetch-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/server_settings": {
         parameters: {
             query?: never;
@@ -85,6 +119,73 @@ export interface paths {
          *     which.
          */
         delete: operations["deactivate-own-user"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/profile_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove your profile data
+         * @description Clears the requesting user's own values of the custom profile fields
+         *     named by ID; a field the user has no value for is left as it is.
+         *     Everyone in the organization learns of each cleared value through a
+         *     `realm_user` update event whose `custom_profile_field` has a `null`
+         *     value. Refused with `BAD_REQUEST` as `PATCH /users/me/profile_data`
+         *     is: an unknown field, a field only administrators may edit, or a bot.
+         */
+        delete: operations["remove-profile-data"];
+        options?: never;
+        head?: never;
+        /**
+         * Update your profile data
+         * @description Sets or clears the requesting user's own values of the
+         *     organization's custom profile fields. Each value is checked against
+         *     its field's type as in `PATCH /users/{user_id}`; an empty value (`""`,
+         *     `[]` or `null`) removes the user's value. Changes are made together
+         *     or not at all, and everyone in the organization learns of each changed
+         *     value through a `realm_user` update event carrying
+         *     `custom_profile_field`.
+         *     Refused with `BAD_REQUEST` for a field the organization does not have
+         *     ("Field id 9 not found."), for a field whose `editable_by_user` is
+         *     false unless the requester is an administrator ("You are not allowed
+         *     to change this field. Contact an administrator to update it."), for a
+         *     value its field does not accept, and for bots ("This endpoint does not
+         *     accept bot requests.").
+         */
+        patch: operations["update-profile-data"];
+        trace?: never;
+    };
+    "/users/me/api_key/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate your API key
+         * @description Replaces the requesting user's API key with a new random one and
+         *     answers with it. The old key stops working at once, on every server
+         *     process: clients holding it get `401` until they use the new key, and
+         *     the event queues they registered stay theirs. Bots change their keys
+         *     through `POST /bots/{bot_id}/api_key/regenerate`; a bot calling this
+         *     operation is refused (`BAD_REQUEST`, "This endpoint does not accept
+         *     bot requests.").
+         */
+        post: operations["regenerate-api-key"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -408,6 +509,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bot_storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot's stored data
+         * @description Reads entries of the requester's key-value storage, where interactive
+         *     bots keep their state (the `storage` of the Python bot library). At
+         *     this feature level any user may keep a storage, not only bots.
+         *     A key that has no entry refuses the whole request (`BAD_REQUEST`,
+         *     "Key does not exist.").
+         */
+        get: operations["get-bot-storage"];
+        /**
+         * Update a bot's stored data
+         * @description Adds entries to the requester's key-value storage, replacing those
+         *     whose keys it already holds. A user's entries hold at most 10,000,000
+         *     characters, counting keys and values; a request that would pass that
+         *     stores nothing and is refused (`BAD_REQUEST`, "Request exceeds storage
+         *     limit by 42 characters. The limit is 10000000 characters.").
+         */
+        put: operations["update-bot-storage"];
+        post?: never;
+        /**
+         * Remove a bot's stored data
+         * @description Removes entries of the requester's key-value storage. When a key has
+         *     no entry, nothing is removed and the request is refused
+         *     (`BAD_REQUEST`, "Key does not exist.").
+         */
+        delete: operations["remove-bot-storage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/reactivate": {
         parameters: {
             query?: never;
@@ -643,6 +782,35 @@ export interface paths {
          *     token the requester has not registered, "Token does not exist".
          */
         delete: operations["remove-fcm-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mobile_push/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register E2EE push device
+         * @description Registers one of the requester's devices for end-to-end encrypted
+         *     push notifications. The client seals the device's token with the
+         *     public key of Zulip's push notification service, which alone can read
+         *     it and deliver the notifications. This server does not use that
+         *     service, so every well-formed request is answered as a Zulip server
+         *     without it answers: `PUSH_SERVICE_NOT_CONFIGURED`, "Server is not
+         *     configured to use push notification service.", and the register
+         *     state's `push_devices` stays empty. Clients then go on without push
+         *     notifications. Bots get `BAD_REQUEST` ("This endpoint is not
+         *     available to bots."). Feature level 406.
+         */
+        post: operations["register-push-device"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2112,6 +2280,29 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/users/me/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a subscription setting
+         * @description Changes one of the requesting user's personal settings on one channel
+         *     they are subscribed to: the single-channel form of `POST
+         *     /users/me/subscriptions/properties`, with the same properties, values,
+         *     events and errors.
+         */
+        patch: operations["update-subscription-property"];
         trace?: never;
     };
     "/users/me/{stream_id}/topics": {
@@ -3787,6 +3978,16 @@ export interface components {
             /** @description The email address of the bot's owner, absent for a bot without one. */
             bot_owner?: string;
         };
+        /** @description The success body of get-bot-storage. */
+        BotStorageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The entries read, each key with its text value. */
+            storage: {
+                [key: string]: string;
+            };
+        };
         /** @description The success body of regenerate-bot-api-key. */
         RegenerateBotKeySuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -3852,10 +4053,11 @@ export interface components {
              *     - `UNSUPPORTED_MEDIA_TYPE`: The body's type, charset or encoding is not one the operation reads (415).
              *     - `INTERNAL_SERVER_ERROR`: The server failed (500); `request_id` names the failure in its log.
              *     - `INVALID_PUSH_DEVICE_TOKEN`: The push token is not one of the user's registered devices.
+             *     - `PUSH_SERVICE_NOT_CONFIGURED`: The operation needs Zulip's push notification service, which this server does not use.
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -6228,6 +6430,17 @@ export interface components {
             /** @description Never sent by clients. */
             id?: unknown;
         };
+        /** @description The success body of jwt-fetch-api-key. */
+        JwtFetchApiKeySuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The API key to send as the password of HTTP basic authentication. */
+            api_key: string;
+            /** @description The account's email address, to send as the username. */
+            email: string;
+            user?: components["schemas"]["User"];
+        };
         /** @description The success body of fetch-api-key. */
         FetchApiKeySuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -7237,6 +7450,102 @@ export interface components {
         UsersPartIncludeCustomProfileFields: boolean;
     };
     requestBodies: {
+        RegisterPushDeviceRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Whether the device's token comes from FCM (Android) or APNs (Apple).
+                     * @enum {string}
+                     */
+                    token_kind: "fcm" | "apns";
+                    /**
+                     * Format: int64
+                     * @description A random number the client picks for this account on this
+                     *     device; notifications carry it, so that the device knows
+                     *     which account one is for.
+                     */
+                    push_account_id: number;
+                    /** @description The key the device wants notifications encrypted with, in Base64. */
+                    push_public_key: string;
+                    /** @description Which public key of the push notification service sealed `encrypted_push_registration`. */
+                    bouncer_public_key: string;
+                    /**
+                     * @description The device's token, kind, app ID and a timestamp, sealed with
+                     *     `bouncer_public_key`, in Base64.
+                     */
+                    encrypted_push_registration: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["RegisterPushDeviceRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        JwtFetchApiKeyRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The JSON Web Token (compact form), whose claims hold the
+                     *     user's email address as `email`.
+                     */
+                    token: string;
+                    /**
+                     * @description Whether to answer with the user's profile too, as `user`.
+                     * @default false
+                     */
+                    include_profile?: boolean;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["JwtFetchApiKeyRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateBotStorageRequest: {
+            content: {
+                "application/json": {
+                    /** @description The entries to store, each key with its text value. */
+                    storage: {
+                        [key: string]: string;
+                    };
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateBotStorageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateSubscriptionPropertyRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The setting to change, one of those of `POST
+                     *     /users/me/subscriptions/properties`: `color`, `is_muted`,
+                     *     `in_home_view`, `pin_to_top`, `desktop_notifications`,
+                     *     `audible_notifications`, `push_notifications`,
+                     *     `email_notifications` or `wildcard_mentions_notify`.
+                     */
+                    property: string;
+                    /**
+                     * @description A hex colour string such as `#c2c2c2` for `color`; a boolean
+                     *     for every other property.
+                     */
+                    value: boolean | string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateSubscriptionPropertyRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        UpdateProfileDataRequest: {
+            content: {
+                "application/json": {
+                    /** @description The changes, one per field. */
+                    data: {
+                        /**
+                         * Format: int32
+                         * @description The custom profile field's ID.
+                         */
+                        id: number;
+                        /**
+                         * @description The new value: text for most field types, a list of user IDs
+                         *     for person fields; `null` (or an empty value) removes it.
+                         */
+                        value: (string | null) | number[];
+                    }[];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["UpdateProfileDataRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         CreateMessageReminderRequest: {
             content: {
                 "application/json": {
@@ -8937,6 +9246,57 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "jwt-fetch-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JwtFetchApiKeyRequest"];
+        responses: {
+            /** @description The account's API key, and its profile when asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JwtFetchApiKeySuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description The token named no account, or a deactivated one, or a bot.
+             *     Carries a `WWW-Authenticate: Basic realm="zulip"` header.
+             */
+            401: {
+                headers: {
+                    /** @description Always `Basic realm="zulip"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "get-server-settings": {
         parameters: {
             query?: never;
@@ -9014,6 +9374,107 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-profile-data": {
+        parameters: {
+            query: {
+                /**
+                 * @description The IDs of the fields to clear: one JSON list (`[2]`), or the
+                 *     parameter repeated once per ID. May be sent in the body as a form.
+                 */
+                data: number[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The values were cleared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-profile-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateProfileDataRequest"];
+        responses: {
+            /** @description The values were changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "regenerate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's new API key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegenerateBotKeySuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -9667,6 +10128,114 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-bot-storage": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The keys to read: one JSON list (`["standup_day"]`), or the
+                 *     parameter repeated once per key. Without it, every entry is read.
+                 */
+                keys?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotStorageSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-bot-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateBotStorageRequest"];
+        responses: {
+            /** @description The entries were stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-bot-storage": {
+        parameters: {
+            query?: {
+                /**
+                 * @description The keys to remove: one JSON list (`["lunch_orders"]`), or the
+                 *     parameter repeated once per key. May be sent in the body as a
+                 *     form. Without it, every entry is removed.
+                 */
+                keys?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries were removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "reactivate-user": {
         parameters: {
             query?: never;
@@ -10038,6 +10607,34 @@ export interface operations {
              * @description The request was refused: a parameter was missing or malformed, an ID
              *     did not name an object the user can access, or a rule of the operation
              *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "register-push-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RegisterPushDeviceRequest"];
+        responses: {
+            /**
+             * @description The request was refused: a parameter was missing or malformed, or
+             *     (for every well-formed request) the server does not use Zulip's
+             *     push notification service.
              */
             400: {
                 headers: {
@@ -12311,6 +12908,46 @@ export interface operations {
         requestBody: components["requestBodies"]["UpdateSubscriptionSettingsRequest"];
         responses: {
             /** @description The settings were changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-subscription-property": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ID of a channel the user is subscribed to. */
+                stream_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateSubscriptionPropertyRequest"];
+        responses: {
+            /** @description The setting was changed. */
             200: {
                 headers: {
                     [name: string]: unknown;

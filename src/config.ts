@@ -1,6 +1,8 @@
 // Configuration, read from the environment once at start, with defaults that
 // work on a laptop. Every variable is listed in README.md.
 import { resolve } from 'node:path';
+import type { JwtKey } from './lib/users/jwt';
+import { isJwtAlgorithm } from './lib/users/jwt';
 import { projectRoot } from './paths';
 
 /** Where the objects are and how to reach them. */
@@ -73,6 +75,12 @@ export interface Config {
   smtpUrl: string;
   /** The sender address of outgoing mail. */
   emailFrom: string;
+  /**
+   * The JSON Web Token keys of POST /jwt/fetch_api_key, by organization
+   * subdomain ("" for the organization at the root address); an
+   * organization without one does not accept tokens.
+   */
+  jwtAuthKeys: Record<string, JwtKey>;
   /** Processes `npm run cluster` starts; 0 for one per core. */
   clusterWorkers: number;
   /** Minimum level of log lines written: debug, info, warn, error or silent. */
@@ -123,6 +131,34 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings | null {
     secretAccessKey,
     forcePathStyle: forcePathStyle === '1',
   };
+}
+
+/** JWT_AUTH_KEYS: `{"<subdomain>": {"key": "...", "algorithms": ["HS256"]}}`, checked. */
+function jwtAuthKeys(env: NodeJS.ProcessEnv): Record<string, JwtKey> {
+  const raw = env.JWT_AUTH_KEYS || '';
+  if (raw === '') return {};
+  const shape =
+    'JWT_AUTH_KEYS must be a JSON object of {"<subdomain>": {"key": "...", "algorithms": ["HS256"]}}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(shape);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(shape);
+  const keys: Record<string, JwtKey> = Object.create(null);
+  for (const [subdomain, entry] of Object.entries(parsed)) {
+    const { key, algorithms } = (entry ?? {}) as { key?: unknown; algorithms?: unknown };
+    if (typeof key !== 'string' || key === '' || !Array.isArray(algorithms) || algorithms.length === 0)
+      throw new ConfigError(shape);
+    for (const alg of algorithms)
+      if (typeof alg !== 'string' || !isJwtAlgorithm(alg))
+        throw new ConfigError(
+          `JWT_AUTH_KEYS: unsupported algorithm ${JSON.stringify(alg)} (HS256, HS384, HS512, RS256, RS384 or RS512)`,
+        );
+    keys[subdomain] = { key, algorithms };
+  }
+  return keys;
 }
 
 /** The host name of EXTERNAL_URL; throws when it is not a URL. */
@@ -191,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailGatewayPattern,
     smtpUrl,
     emailFrom,
+    jwtAuthKeys: jwtAuthKeys(env),
     clusterWorkers: integer(env, 'CLUSTER_WORKERS', 0),
     logLevel,
   };

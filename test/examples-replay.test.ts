@@ -56,6 +56,14 @@ const unreplayableCodes: Record<string, string[]> = {
   'resend-email-invite': ['INVITATION_FAILED'],
 };
 
+/**
+ * Operations that cannot succeed on this server: registering a device for
+ * end-to-end encrypted notifications needs Zulip's push notification
+ * service, which the server does not use, and is refused as a Zulip server
+ * without it refuses it.
+ */
+const neverSucceeding = new Set(['register-push-device']);
+
 /** The error codes the contract allows, from the `code` enum of CodedError. */
 const errorCodes: string[] = document.components.schemas.CodedError.properties.code.enum ?? [];
 
@@ -66,9 +74,12 @@ const dump: unknown[] = [];
 beforeAll(async () => {
   // A daily invitation limit of 10 (not 3000), so that the example of the
   // limit (send-invites, daily-limit) reaches it with ten addresses.
+  // Lear & Co. (the organization at the root address) accepts JSON Web Tokens
+  // signed with this secret, as the jwt-fetch-api-key examples are.
   server = await TestServer.start({
     EXTERNAL_URL: 'http://localhost:9991',
     INVITATIONS_PER_DAY: '10',
+    JWT_AUTH_KEYS: JSON.stringify({ '': { key: 'lear-and-co-jwt-secret', algorithms: ['HS256'] } }),
   });
 }, 120_000);
 afterAll(async () => {
@@ -86,11 +97,14 @@ function standIn(value: any): any {
   return value;
 }
 
-/** Sends a case's request as its user. */
+/** Sends a case's request as its user, with the API key the user has now (an example may replace it). */
 async function send(c: Case): Promise<Reply> {
-  const as = fixture.users.get(c.as);
-  if (!as)
+  const known = fixture.users.get(c.as);
+  if (!known)
     throw new Error(`${c.operation.id} ${c.name}: x-as names no user of the fixture: ${c.as}`);
+  const as = await server.services.db.read((db) =>
+    db.user.findUniqueOrThrow({ where: { id: known.id } }),
+  );
   const target = targetOf({ ...c, pathParams: standIn(c.pathParams), query: standIn(c.query) });
   const credentials = {
     ...(c.operation.public ? {} : { as }),
@@ -130,7 +144,7 @@ describe('every operation carries its examples', () => {
     const cases = casesOf(op);
     const names = requestExampleNames(op);
     const successes = cases.filter((c) => c.answer.status < 300);
-    expect([op.id, successes.length > 0]).toEqual([op.id, true]);
+    expect([op.id, successes.length > 0]).toEqual([op.id, !neverSucceeding.has(op.id)]);
     // With anything to send, each success example has its request.
     if (op.parameters.length > 0 || op.bodies.length > 0)
       for (const c of successes)

@@ -25,7 +25,7 @@ import { generateApiKey } from '../lib/users/secrets';
 import { activeUserIds } from '../lib/users/user-events';
 import { realmHost } from '../lib/users/users';
 import type { Services } from '../services';
-import { checkFullName, insertUser } from './users';
+import { checkFullName, insertUser, replaceApiKey } from './users';
 
 /** The changed fields of a user, as a realm_user update event carries them. */
 type PersonChange = EventOf<'realm_user', 'update'>['person'];
@@ -295,11 +295,7 @@ export async function doRegenerateBotKey(
   target: User,
 ): Promise<string> {
   return services.db.write(async (tx, onCommit) => {
-    const bot = await tx.user.update({
-      where: { id: target.id },
-      data: { apiKey: generateApiKey() },
-    });
-    onCommit(() => services.auth.forgetUser(bot.id));
+    const bot = await replaceApiKey(tx, onCommit, services, target.id);
     await announceBot(tx, onCommit, services, realm, bot, 'update', ['api_key']);
     return bot.apiKey;
   });

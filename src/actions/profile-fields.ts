@@ -1,9 +1,11 @@
 // Custom profile fields: creating a field (a custom_profile_fields event with
 // the whole list to everyone) and changing users' values (realm_user updates,
-// built by the caller's transaction).
+// built by the caller's transaction, or by doChangeOwnProfileData when users
+// change their own).
 import type { User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';
 import { ApiError } from '../errors';
+import { isAdmin } from '../lib/channels/stream-access';
 import {
   checkProfileValue,
   FieldType,
@@ -69,6 +71,48 @@ export async function applyProfileData(
     });
   }
   return persons;
+}
+
+/**
+ * PATCH and DELETE /users/me/profile_data: a user changes or clears their own
+ * values, each change as `applyProfileData` makes it. Every field must exist
+ * in the organization, and a field that is not `editable_by_user` may be
+ * changed only by an administrator; the first field failing either refuses
+ * the whole request. Everyone active learns each changed value through a
+ * realm_user update.
+ */
+export async function doChangeOwnProfileData(
+  services: Services,
+  user: User,
+  changes: ProfileDataChange[],
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const fields = await tx.customProfileField.findMany({
+      where: { realmId: user.realmId, id: { in: changes.map((c) => c.id) } },
+      select: { id: true, editableByUser: true },
+    });
+    const byId = new Map(fields.map((f) => [f.id, f]));
+    for (const { id } of changes) {
+      const field = byId.get(id);
+      if (!field) throw new ApiError(`Field id ${id} not found.`);
+      if (!field.editableByUser && !isAdmin(user))
+        throw new ApiError(
+          'You are not allowed to change this field. Contact an administrator to update it.',
+        );
+    }
+    const persons = await applyProfileData(
+      tx,
+      user,
+      changes,
+      services.config.externalUrl.replace(/\/$/, ''),
+    );
+    if (persons.length === 0) return;
+    const everyone = await activeUserIds(tx, user.realmId);
+    onCommit(() => {
+      for (const person of persons)
+        services.bus.publish({ type: 'realm_user', op: 'update', person }, everyone);
+    });
+  });
 }
 
 /** What creating a field needs. */

@@ -381,6 +381,30 @@ export async function doUpdateUser(
   });
 }
 
+/**
+ * Gives a user a new random API key inside `tx`; once committed, every server
+ * process forgets the old key, so it stops working at once.
+ */
+export async function replaceApiKey(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  userId: number,
+): Promise<User> {
+  const user = await tx.user.update({ where: { id: userId }, data: { apiKey: generateApiKey() } });
+  onCommit(() => services.auth.forgetUser(user.id));
+  return user;
+}
+
+/** POST /users/me/api_key/regenerate: a human user's new API key. */
+export async function doRegenerateApiKey(services: Services, user: User): Promise<string> {
+  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
+  return services.db.write(async (tx, onCommit) => {
+    const updated = await replaceApiKey(tx, onCommit, services, user.id);
+    return updated.apiKey;
+  });
+}
+
 /** The refusal to deactivate one's own account when it is the last user or owner. */
 function cannotDeactivateLastUser(isLastOwner: boolean): ApiError {
   const entity = isLastOwner ? 'organization owner' : 'user';

@@ -11,6 +11,7 @@ import { draftHandlers } from './drafts';
 import { defaultStreamHandlers } from './default-streams';
 import { eventHandlers } from './events';
 import { botHandlers } from './bots';
+import { botStorageHandlers } from './bot-storage';
 import { inviteHandlers } from './invites';
 import { linkifierHandlers } from './linkifiers';
 import { mergeAreas } from './merge';
@@ -86,6 +87,7 @@ export const handlers: HandlerMap = mergeAreas(
   realmDomainHandlers,
   onboardingStepHandlers,
   botHandlers,
+  botStorageHandlers,
   defaultStreamHandlers,
   reactionHandlers,
   typingHandlers,

@@ -1,5 +1,5 @@
-// GET /users/me and DELETE /users/me.
-import { doDeactivateUser } from '../actions/users';
+// GET /users/me, DELETE /users/me and POST /users/me/api_key/regenerate.
+import { doDeactivateUser, doRegenerateApiKey } from '../actions/users';
 import { maxMessageId } from '../lib/messages/messages';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { presentUser, realmHost } from '../lib/users/users';
@@ -29,8 +29,14 @@ export const deactivateOwnUser: Handler<'deactivate-own-user'> = async ({ servic
   return {};
 };
 
+/** Replaces the requester's API key; the answer carries the new one. */
+export const regenerateApiKey: Handler<'regenerate-api-key'> = async ({ services, user }) => ({
+  api_key: await doRegenerateApiKey(services, user),
+});
+
 /** The operations of this area, by operationId. */
 export const ownUserHandlers = {
   'get-own-user': getOwnUser,
   'deactivate-own-user': deactivateOwnUser,
+  'regenerate-api-key': regenerateApiKey,
 } satisfies Partial<HandlerMap>;

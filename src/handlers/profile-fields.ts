@@ -1,11 +1,14 @@
 // Custom profile fields: GET, POST and PATCH /realm/profile_fields, and
-// PATCH and DELETE /realm/profile_fields/{field_id}.
+// PATCH and DELETE /realm/profile_fields/{field_id}; a user's own values:
+// PATCH and DELETE /users/me/profile_data.
 import {
+  doChangeOwnProfileData,
   doCreateCustomProfileField,
   doDeleteCustomProfileField,
   doReorderCustomProfileFields,
   doUpdateCustomProfileField,
 } from '../actions/profile-fields';
+import { ApiError } from '../errors';
 import { requireAdministrator } from '../lib/realm/admin';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler, HandlerMap } from './types';
@@ -81,6 +84,36 @@ export const deleteCustomProfileField: Handler<'delete-custom-profile-field'> = 
   return {};
 };
 
+/** A user sets or clears their own values of fields; bots have none to set. */
+export const updateProfileData: Handler<'update-profile-data'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
+  await doChangeOwnProfileData(
+    services,
+    user,
+    params.data.map(({ id, value }) => ({ id, value: value as string | number[] | null })),
+  );
+  return {};
+};
+
+/** A user clears their own values of the fields named by ID. */
+export const removeProfileData: Handler<'remove-profile-data'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
+  await doChangeOwnProfileData(
+    services,
+    user,
+    params.data.map((id) => ({ id, value: null })),
+  );
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const profileFieldHandlers = {
   'get-custom-profile-fields': getCustomProfileFields,
@@ -88,4 +121,6 @@ export const profileFieldHandlers = {
   'reorder-custom-profile-fields': reorderCustomProfileFields,
   'update-custom-profile-field': updateCustomProfileField,
   'delete-custom-profile-field': deleteCustomProfileField,
+  'update-profile-data': updateProfileData,
+  'remove-profile-data': removeProfileData,
 } satisfies Partial<HandlerMap>;

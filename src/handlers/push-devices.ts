@@ -2,7 +2,9 @@
 // /users/me/apns_device_token) and FCM registration tokens (POST and DELETE
 // /users/me/android_gcm_reg_id). The registering endpoints are deprecated
 // since feature level 406. Human users only. Also POST
-// /mobile_push/test_notification.
+// /mobile_push/test_notification, and POST /mobile_push/register, the
+// registration for end-to-end encrypted notifications, which only Zulip's
+// push notification service can complete.
 import type { User } from '../../generated/prisma/sqlite/client';
 import { doAddPushDeviceToken, doRemovePushDeviceToken, PushKind } from '../actions/push-devices';
 import { ApiError } from '../errors';
@@ -76,6 +78,20 @@ export const testNotify: Handler<'test-notify'> = async ({ params, services, use
   return {};
 };
 
+/**
+ * Registers a device for end-to-end encrypted notifications (feature level
+ * 406). The registration is sealed with the public key of Zulip's push
+ * notification service, so only that service can read it; this server does
+ * not use the service, and answers as a Zulip server without it does.
+ */
+export const registerPushDevice: Handler<'register-push-device'> = async ({ user }) => {
+  checkHuman(user);
+  throw new ApiError(
+    'Server is not configured to use push notification service.',
+    'PUSH_SERVICE_NOT_CONFIGURED',
+  );
+};
+
 /** The operations of this area, by operationId. */
 export const pushDeviceHandlers = {
   'add-apns-token': addApnsToken,
@@ -83,4 +99,5 @@ export const pushDeviceHandlers = {
   'add-fcm-token': addFcmToken,
   'remove-fcm-token': removeFcmToken,
   'test-notify': testNotify,
+  'register-push-device': registerPushDevice,
 } satisfies Partial<HandlerMap>;

@@ -1,5 +1,6 @@
 // Subscriptions: GET, POST, PATCH and DELETE /users/me/subscriptions,
-// POST /users/me/subscriptions/properties and
+// POST /users/me/subscriptions/properties, PATCH
+// /users/me/subscriptions/{stream_id} and
 // GET /users/{user_id}/subscriptions/{stream_id}.
 import type { components } from '../../generated/api';
 import type { NewStreamSettings } from '../actions/streams';
@@ -127,26 +128,40 @@ export const getSubscriptionStatus: Handler<'get-subscription-status'> = async (
 
 const booleanProperties = new Set(Object.keys(subscriptionProperties).filter((p) => p !== 'color'));
 
+/** One requested change of a personal setting, checked: a known property and a value of its type. */
+function propertyChange(streamId: number, property: string, value: unknown): PropertyChange {
+  if (property === 'color') {
+    if (typeof value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(value))
+      throw badRequest('color is not a valid hex color code');
+  } else if (booleanProperties.has(property)) {
+    if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
+  } else {
+    throw badRequest(`Unknown subscription property: ${property}`);
+  }
+  return { streamId, property: property as PropertyChange['property'], value };
+}
+
 /** Changes personal settings of subscriptions; every change is checked before any is made. */
 export const updateSubscriptionSettings: Handler<'update-subscription-settings'> = async ({
   params,
   services,
   user,
 }) => {
-  const changes: PropertyChange[] = params.subscription_data.map(
-    ({ stream_id, property, value }) => {
-      if (property === 'color') {
-        if (typeof value !== 'string' || !/^#[0-9a-fA-F]{3,6}$/.test(value))
-          throw badRequest('color is not a valid hex color code');
-      } else if (booleanProperties.has(property)) {
-        if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
-      } else {
-        throw badRequest(`Unknown subscription property: ${property}`);
-      }
-      return { streamId: stream_id, property: property as PropertyChange['property'], value };
-    },
+  const changes = params.subscription_data.map(({ stream_id, property, value }) =>
+    propertyChange(stream_id, property, value),
   );
   await doUpdateSubscriptionProperties(services, user, changes);
+  return {};
+};
+
+/** Changes one personal setting of one subscription, as the bulk operation does. */
+export const updateSubscriptionProperty: Handler<'update-subscription-property'> = async ({
+  params,
+  services,
+  user,
+}) => {
+  const change = propertyChange(params.stream_id, params.property, params.value);
+  await doUpdateSubscriptionProperties(services, user, [change]);
   return {};
 };
 
@@ -158,4 +173,5 @@ export const subscriptionHandlers = {
   'update-subscriptions': updateSubscriptions,
   'get-subscription-status': getSubscriptionStatus,
   'update-subscription-settings': updateSubscriptionSettings,
+  'update-subscription-property': updateSubscriptionProperty,
 } satisfies Partial<HandlerMap>;

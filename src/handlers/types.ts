@@ -75,7 +75,7 @@ export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<
 export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Result<K>>;
 
 /** The operations that need no credentials (`security: []` in openapi.yaml). */
-export type PublicOperationId = 'fetch-api-key' | 'get-server-settings';
+export type PublicOperationId = 'fetch-api-key' | 'jwt-fetch-api-key' | 'get-server-settings';
 
 /** A handler for every operation that needs credentials: a missing one does not compile. */
 export type HandlerMap = { [K in Exclude<OperationId, PublicOperationId>]: Handler<K> };

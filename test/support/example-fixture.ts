@@ -370,5 +370,8 @@ export async function buildExampleFixture(server: TestServer): Promise<ExampleFi
   // Reports of messages go to leadership.
   await ok('iago', 'PATCH', '/realm', { moderation_request_channel_id: 3 });
 
+  // Hamlet's storage holds one entry.
+  await ok('hamlet', 'PUT', '/bot_storage', { storage: { standup_day: 'Monday' } });
+
   return { users, standIns };
 }

@@ -403,6 +403,12 @@ export const exportTables: ExportTable[] = [
     refs: { botId: 'User' },
   },
   {
+    model: 'BotStorageData',
+    where: (s) => ({ userId: { in: s.userIds } }),
+    key: ['userId', 'key'],
+    refs: { userId: 'User' },
+  },
+  {
     model: 'UserTopic',
     where: (s) => ({ userId: { in: s.userIds } }),
     key: ['id'],
