@@ -1,8 +1,6 @@
 // Configuration, read from the environment once at start, with defaults that
 // work on a laptop. Every variable is listed in README.md.
 import { resolve } from 'node:path';
-import type { JwtKey } from './lib/users/jwt';
-import { isJwtAlgorithm } from './lib/users/jwt';
 import { projectRoot } from './paths';
 
 /** Where the objects are and how to reach them. */
@@ -18,6 +16,16 @@ export interface S3Settings {
   secretAccessKey: string;
   /** Address buckets as a path (`endpoint/bucket/key`), as most self-hosted services need. */
   forcePathStyle: boolean;
+}
+
+/** The JSON Web Token algorithms POST /jwt/fetch_api_key can check. */
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+/** One organization's JWT key: the secret (HS) or PEM public key (RS), and the algorithms it allows. */
+export interface JwtKey {
+  key: string;
+  algorithms: JwtAlgorithm[];
 }
 
 /** The server's settings. */
@@ -149,10 +157,15 @@ function jwtAuthKeys(env: NodeJS.ProcessEnv): Record<string, JwtKey> {
   const keys: Record<string, JwtKey> = Object.create(null);
   for (const [subdomain, entry] of Object.entries(parsed)) {
     const { key, algorithms } = (entry ?? {}) as { key?: unknown; algorithms?: unknown };
-    if (typeof key !== 'string' || key === '' || !Array.isArray(algorithms) || algorithms.length === 0)
+    if (
+      typeof key !== 'string' ||
+      key === '' ||
+      !Array.isArray(algorithms) ||
+      algorithms.length === 0
+    )
       throw new ConfigError(shape);
     for (const alg of algorithms)
-      if (typeof alg !== 'string' || !isJwtAlgorithm(alg))
+      if (!(JWT_ALGORITHMS as readonly unknown[]).includes(alg))
         throw new ConfigError(
           `JWT_AUTH_KEYS: unsupported algorithm ${JSON.stringify(alg)} (HS256, HS384, HS512, RS256, RS384 or RS512)`,
         );

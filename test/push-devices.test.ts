@@ -178,3 +178,96 @@ describe('removing tokens and Android tokens', () => {
     }
   });
 });
+
+// POST /mobile_push/register: registering for end-to-end encrypted
+// notifications needs Zulip's push notification service, which this server
+// does not use: a well-formed request is answered PUSH_SERVICE_NOT_CONFIGURED.
+describe('POST /mobile_push/register', () => {
+  const registration = {
+    token_kind: 'fcm',
+    push_account_id: 2408,
+    push_public_key: 'MTaUDJDMWypQ1WufZ1NRTHSSvgYtXh1qVNSjN3aBiEFt',
+    bouncer_public_key: 'bouncer-public-key',
+    encrypted_push_registration: 'encrypted-push-registration-data',
+  };
+  const notConfigured = {
+    result: 'error',
+    msg: 'Server is not configured to use push notification service.',
+    code: 'PUSH_SERVICE_NOT_CONFIGURED',
+  };
+  const registerDevice = (params: Record<string, unknown>, as = cast.member, encoding = 'form') =>
+    server.call('POST', '/mobile_push/register', {
+      as,
+      params,
+      encoding: encoding as 'form' | 'json' | 'multipart',
+    });
+
+  test.each([
+    ['fcm', 'form'],
+    ['apns', 'form'],
+    ['fcm', 'json'],
+    ['apns', 'multipart'],
+  ])(
+    'a well-formed %s request (%s) answers PUSH_SERVICE_NOT_CONFIGURED',
+    async (kind, encoding) => {
+      const res = await registerDevice(
+        { ...registration, token_kind: kind },
+        cast.member,
+        encoding,
+      );
+      expect([res.status, res.body]).toEqual([400, notConfigured]);
+    },
+  );
+
+  test('nothing is registered: the register state has no push devices, no token is stored', async () => {
+    const user = await server.createUser(cast.realm, { email: 'e2ee-phone@example.com' });
+    expect((await registerDevice(registration, user)).body).toEqual(notConfigured);
+    const state = await server.call('POST', '/register', {
+      as: user,
+      params: { fetch_event_types: ['push_device'], event_types: [] },
+    });
+    expect(state.status).toBe(200);
+    expect(state.body.push_devices).toEqual({});
+    const rows = await server.services.db.read((db) =>
+      db.pushDeviceToken.findMany({ where: { userId: user.id } }),
+    );
+    expect(rows).toEqual([]);
+  });
+
+  test.each(Object.keys(registration))('%s is required', async (missing) => {
+    const params: Record<string, unknown> = { ...registration };
+    delete params[missing];
+    const res = await registerDevice(params);
+    expect([res.status, res.body]).toEqual([
+      400,
+      {
+        result: 'error',
+        msg: `Missing '${missing}' argument`,
+        code: 'REQUEST_VARIABLE_MISSING',
+        var_name: missing,
+      },
+    ]);
+  });
+
+  test.each([
+    ['a token kind other than fcm or apns', { token_kind: 'gcm' }, 'Invalid token_kind'],
+    [
+      'a push account ID that is not a number',
+      { push_account_id: 'abc' },
+      'push_account_id is not valid JSON',
+    ],
+    ['a negative push account ID', { push_account_id: -1 }, 'push_account_id is too small'],
+  ])('%s is refused', async (_label, change, msg) => {
+    const res = await registerDevice({ ...registration, ...change });
+    expect([res.status, res.body]).toEqual([400, { result: 'error', msg, code: 'BAD_REQUEST' }]);
+  });
+
+  test('bots are refused', async () => {
+    const bot = await server.createUser(cast.realm, { email: 'e2eebot@example.com', isBot: true });
+    const res = await registerDevice(registration, bot);
+    expect([res.status, res.body]).toEqual([
+      400,
+      { result: 'error', msg: 'This endpoint is not available to bots.', code: 'BAD_REQUEST' },
+    ]);
+  });
+});

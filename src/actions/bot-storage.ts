@@ -68,8 +68,7 @@ export async function doUpdateBotStorage(
     if (services.db.provider === 'postgresql')
       await queryRows(tx, Prisma.sql`SELECT "id" FROM "User" WHERE "id" = ${userId} FOR UPDATE`);
     const adding = keys.reduce((n, key) => n + characters(key) + characters(entries[key]), 0);
-    const size =
-      (await storageSize(tx, userId)) - (await storageSize(tx, userId, keys)) + adding;
+    const size = (await storageSize(tx, userId)) - (await storageSize(tx, userId, keys)) + adding;
     if (size > BOT_STORAGE_LIMIT)
       throw new ApiError(
         `Request exceeds storage limit by ${size - BOT_STORAGE_LIMIT} characters. The limit is ${BOT_STORAGE_LIMIT} characters.`,

@@ -4,29 +4,17 @@
 // HS512) takes the shared secret; RSA (RS256, RS384, RS512) takes a PEM
 // public key. The `exp` and `nbf` claims are honoured when present.
 import { createHmac, timingSafeEqual, verify } from 'node:crypto';
+import type { JwtAlgorithm, JwtKey } from '../../config';
 
-/** The algorithms a key may allow, and the hash each signs with. */
-const hashes = {
+/** The hash each algorithm signs with. */
+const hashes: Record<JwtAlgorithm, string> = {
   HS256: 'sha256',
   HS384: 'sha384',
   HS512: 'sha512',
   RS256: 'sha256',
   RS384: 'sha384',
   RS512: 'sha512',
-} as const;
-
-export type JwtAlgorithm = keyof typeof hashes;
-
-/** Whether `name` is an algorithm this server can check. */
-export function isJwtAlgorithm(name: string): name is JwtAlgorithm {
-  return Object.hasOwn(hashes, name);
-}
-
-/** One organization's key: the secret (HMAC) or PEM public key (RSA), and the algorithms it allows. */
-export interface JwtKey {
-  key: string;
-  algorithms: JwtAlgorithm[];
-}
+};
 
 /** A token that is malformed, signed otherwise, or outside its validity. */
 export class BadJwt extends Error {}
@@ -39,9 +27,23 @@ function jsonPart(part: string): unknown {
   }
 }
 
+/**
+ * Whether `key` is a public or private key (PEM, or OpenSSH's one-line form).
+ * Such a key never checks an HMAC: a public key is no secret, so an entry
+ * allowing both RS and HS algorithms would otherwise accept any token signed
+ * with its public key by HS256 (as PyJWT, Zulip's library, refuses too).
+ */
+function isAsymmetricKey(key: string): boolean {
+  return (
+    /-----BEGIN [A-Z0-9 ]+-----/.test(key) ||
+    /^(ssh-(rsa|dss|ed25519)|ecdsa-sha2-nistp\d+) /.test(key.trim())
+  );
+}
+
 function signatureMatches(alg: JwtAlgorithm, key: string, signed: string, signature: Buffer) {
   const hash = hashes[alg];
   if (alg.startsWith('HS')) {
+    if (isAsymmetricKey(key)) return false;
     const expected = createHmac(hash, key).update(signed).digest();
     return expected.length === signature.length && timingSafeEqual(expected, signature);
   }
@@ -61,16 +63,18 @@ export function verifiedClaims(token: string, key: JwtKey, now: number): Record<
   if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)))
     throw new BadJwt('not a compact JWS');
   const header = jsonPart(parts[0]) as { alg?: unknown } | null;
-  const alg = header?.alg;
-  if (typeof alg !== 'string' || !isJwtAlgorithm(alg) || !key.algorithms.includes(alg))
-    throw new BadJwt('algorithm not allowed');
-  if (!signatureMatches(alg, key.key, `${parts[0]}.${parts[1]}`, Buffer.from(parts[2], 'base64url')))
+  const alg = key.algorithms.find((allowed) => allowed === header?.alg);
+  if (!alg) throw new BadJwt('algorithm not allowed');
+  if (
+    !signatureMatches(alg, key.key, `${parts[0]}.${parts[1]}`, Buffer.from(parts[2], 'base64url'))
+  )
     throw new BadJwt('bad signature');
   const claims = jsonPart(parts[1]);
   if (!claims || typeof claims !== 'object' || Array.isArray(claims))
     throw new BadJwt('claims are not an object');
   const { exp, nbf } = claims as { exp?: unknown; nbf?: unknown };
   if (exp !== undefined && (typeof exp !== 'number' || now >= exp)) throw new BadJwt('expired');
-  if (nbf !== undefined && (typeof nbf !== 'number' || now < nbf)) throw new BadJwt('not yet valid');
+  if (nbf !== undefined && (typeof nbf !== 'number' || now < nbf))
+    throw new BadJwt('not yet valid');
   return claims as Record<string, unknown>;
 }

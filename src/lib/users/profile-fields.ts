@@ -151,7 +151,7 @@ export async function checkProfileValue(
       const choices = field.fieldData
         ? (JSON.parse(field.fieldData) as Record<string, unknown>)
         : {};
-      if (!(value in choices))
+      if (!Object.hasOwn(choices, value))
         throw new ApiError(`'${value}' is not a valid choice for '${field.name}'.`);
       return value;
     }
