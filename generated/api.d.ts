@@ -1863,6 +1863,40 @@ export interface paths {
         patch: operations["update-realm"];
         trace?: never;
     };
+    "/realm/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate an organization
+         * @description Lets an organization owner deactivate the organization. Its users'
+         *     clients receive a `realm` event of op `deactivated`; from then on
+         *     every login and request of its users is refused with 401, "This
+         *     organization has been deactivated". An
+         *     administrator of the server can reactivate it with `npm run manage --
+         *     reactivate-realm --realm SUBDOMAIN` until its data is deleted.
+         *     With `deletion_delay_days`, the organization's data (users, channels,
+         *     messages, uploaded files, everything its export would hold) is deleted
+         *     for good that many days later, and its address becomes free; without
+         *     it, or with `null`, the data is kept.
+         *     Refused with `UNAUTHORIZED_PRINCIPAL` ("Must be an organization
+         *     owner") for anyone but an owner, and with `BAD_REQUEST` for a delay
+         *     below the server's minimum, `server_min_deactivated_realm_deletion_days`
+         *     of `POST /register` ("Data deletion time must be at least 14 days in
+         *     the future."); the server sets no maximum.
+         */
+        post: operations["deactivate-realm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/streams": {
         parameters: {
             query?: never;
@@ -4115,7 +4149,7 @@ export interface components {
         /** @description An event's position in its queue: increasing, not necessarily consecutive. */
         EventId: number;
         /** @description One event of a queue: `type` (and for most types `op`) says what happened, and selects one of the schemas below. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmDeactivatedEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
         /** @description Sent to a waiting poll when nothing else happened for a while, so that the client knows its queue is alive. */
         HeartbeatEvent: {
             id: components["schemas"]["EventId"];
@@ -4861,6 +4895,19 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * @description The organization was deactivated: the client should log out, as every
+         *     further request is refused.
+         */
+        RealmDeactivatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "realm";
+            /** @enum {string} */
+            op: "deactivated";
+            /** @description The organization's ID. */
+            realm_id: number;
         };
         /** @description One organization setting changed, with its new value. */
         RealmUpdateEvent: {
@@ -7450,6 +7497,20 @@ export interface components {
         UsersPartIncludeCustomProfileFields: boolean;
     };
     requestBodies: {
+        DeactivateRealmRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Days to keep the organization's data before deleting it for
+                     *     good: at least `server_min_deactivated_realm_deletion_days`
+                     *     (14). Absent or `null`: the data is kept.
+                     */
+                    deletion_delay_days?: number | null;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["DeactivateRealmRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         RegisterPushDeviceRequest: {
             content: {
                 "application/json": {
@@ -10632,6 +10693,18 @@ export interface operations {
         requestBody: components["requestBodies"]["RegisterPushDeviceRequest"];
         responses: {
             /**
+             * @description The registration was handed to the push notification service: a
+             *     server that uses the service answers so. This one never does.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
              * @description The request was refused: a parameter was missing or malformed, or
              *     (for every well-formed request) the server does not use Zulip's
              *     push notification service.
@@ -12251,6 +12324,43 @@ export interface operations {
         requestBody?: components["requestBodies"]["UpdateRealmRequest"];
         responses: {
             /** @description The settings were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "deactivate-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["DeactivateRealmRequest"];
+        responses: {
+            /** @description The organization is deactivated. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -15,6 +15,7 @@ import { RedisQueueStore } from './events/redis-queues';
 import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
+import { doDeleteDueRealms } from './actions/realm-deactivation';
 import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';
@@ -89,7 +90,10 @@ export async function createServices(
   };
   services.scheduler = startScheduler(
     config.scheduledMessagesIntervalSeconds,
-    () => doDeliverScheduledMessages(services, new Date()),
+    async () => {
+      await doDeliverScheduledMessages(services, new Date());
+      await doDeleteDueRealms(services, new Date());
+    },
     log,
   );
   return services;

@@ -120,7 +120,7 @@ test.each([
   ],
   [
     ['make-coffee'],
-    'usage: manage <create-realm|create-user|clear-login-lock|export-realm|import-realm|grant-permission|revoke-permission|outbox> [options]\n' +
+    'usage: manage <create-realm|create-user|clear-login-lock|export-realm|import-realm|reactivate-realm|grant-permission|revoke-permission|outbox> [options]\n' +
       `manage: unknown command 'make-coffee'; run "manage --help" for the list\n`,
   ],
 ])('bad input %j gets one line and status 2', async (argv, message) => {

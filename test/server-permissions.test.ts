@@ -91,7 +91,7 @@ describe('--help', () => {
     expect(res.code).toBe(2);
     expect(res.out).toBe('');
     expect(res.err).toBe(
-      'usage: manage <create-realm|create-user|clear-login-lock|export-realm|import-realm|grant-permission|revoke-permission|outbox> [options]\n' +
+      'usage: manage <create-realm|create-user|clear-login-lock|export-realm|import-realm|reactivate-realm|grant-permission|revoke-permission|outbox> [options]\n' +
         `manage: unknown command 'make-coffee'; run "manage --help" for the list\n`,
     );
   });

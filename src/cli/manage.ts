@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { doClearLoginFailures } from '../actions/login-failures';
 import { doImportRealm } from '../actions/realm-import';
+import { doReactivateRealm } from '../actions/realm-deactivation';
 import { doCreateRealm } from '../actions/realms';
 import {
   doChangeServerPermission,
@@ -251,6 +252,32 @@ const commands: Record<string, Command> = {
     run: async (services, values) => {
       const input = required(values, 'input');
       return doImportRealm(services, input, progressBar());
+    },
+  },
+  'reactivate-realm': {
+    summary: 'Reactivate a deactivated organization, keeping its data.',
+    description: [
+      'An owner deactivates an organization with POST /realm/deactivate, which',
+      'may also schedule the deletion of its data. This command lets its users',
+      'log in again and cancels that deletion. An organization whose data has',
+      'already been deleted cannot be reactivated.',
+    ].join('\n'),
+    options: {
+      realm: {
+        value: 'ID|SUBDOMAIN',
+        help: 'The organization: its ID or its subdomain ("" for the root domain).',
+        required: true,
+      },
+    },
+    run: async (services, values) => {
+      const realm = await realmByIdOrSubdomain(services, values.realm);
+      if (!realm.deactivated) throw new UsageError('the organization is not deactivated');
+      const updated = await doReactivateRealm(services, realm);
+      return {
+        realm_id: updated.id,
+        string_id: updated.stringId,
+        deactivated: updated.deactivated,
+      };
     },
   },
   'grant-permission': permissionCommand(true),

@@ -1,5 +1,6 @@
-// PATCH /realm: organization settings.
+// PATCH /realm: organization settings; POST /realm/deactivate.
 import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm';
+import { doDeactivateRealm } from '../actions/realm-deactivation';
 import type { SettingChange } from '../actions/user-groups';
 import { realmGroupSettings } from '../lib/groups/group-settings';
 import type { Handler, HandlerMap } from './types';
@@ -32,7 +33,14 @@ export const updateRealm: Handler<'update-realm'> = async ({ params, services, u
   return {};
 };
 
+/** An owner deactivates the organization, keeping its data or deleting it after a delay. */
+export const deactivateRealm: Handler<'deactivate-realm'> = async ({ params, services, user }) => {
+  await doDeactivateRealm(services, user, params.deletion_delay_days ?? null, new Date());
+  return {};
+};
+
 /** The operations of this area, by operationId. */
 export const realmHandlers = {
   'update-realm': updateRealm,
+  'deactivate-realm': deactivateRealm,
 } satisfies Partial<HandlerMap>;

@@ -65,3 +65,9 @@ export const systemGroupDescriptions: Record<SystemGroupName, string> = {
   'role:internet': 'Everyone on the internet',
   'role:nobody': 'Nobody',
 };
+
+/**
+ * The fewest days a deactivated organization's data may be kept before its
+ * deletion (POST /realm/deactivate); there is no most.
+ */
+export const MIN_DEACTIVATED_REALM_DELETION_DAYS = 14;

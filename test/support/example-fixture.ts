@@ -309,15 +309,14 @@ export async function buildExampleFixture(server: TestServer): Promise<ExampleFi
   await channel('othello', 'general', 'welcome', "Hi, I'm Othello: I look after sales.");
 
   // Last, so that no ID above depends on it: a second organization, at
-  // zephyr.localhost:9991, which has been deactivated (user 10, its owner).
+  // zephyr.localhost:9991 (user 10, its owner), which the deactivate-realm
+  // example deactivates before any example shows it deactivated.
   const zephyr = await doCreateRealm(server.services, {
     name: 'Zephyr',
     stringId: 'zephyr',
     owner: { email: 'starnine@example.com', fullName: 'Starnine', password: 'starnine-password' },
   });
-  await server.services.db.write((tx) =>
-    tx.realm.update({ where: { id: zephyr.realm.id }, data: { deactivated: true } }),
-  );
+  users.set(zephyr.owner.email, zephyr.owner);
 
   // Added after the rest, so that no ID above moves: Iago's channel folders
   // 1 Frontend and 2 Backend, holding no channel.

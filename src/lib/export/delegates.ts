@@ -1,11 +1,13 @@
 // Prisma's per-model query objects, reached by model name, for the code that
-// walks every table of an organization without naming each one.
+// walks every table of an organization without naming each one (export,
+// import, and the deletion of a deactivated organization).
 import type { Db } from '../../db/client';
 import type { Row } from './tables';
 
-/** The part of a Prisma model delegate the export and import use. */
+/** The part of a Prisma model delegate the export, import and deletion use. */
 export interface TableDelegate {
   findMany(args: object): Promise<Row[]>;
+  deleteMany(args: object): Promise<{ count: number }>;
   count(args: object): Promise<number>;
   createMany(args: { data: Row[] }): Promise<unknown>;
   aggregate(args: object): Promise<{ _max: { id: number | null } }>;

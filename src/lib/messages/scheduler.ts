@@ -1,5 +1,6 @@
 // A timer that runs a task every few seconds in this process (the delivery of
-// scheduled messages), one run at a time, and can be stopped cleanly.
+// scheduled messages, and the deletion of deactivated organizations whose
+// deletion date has come), one run at a time, and can be stopped cleanly.
 import type { Logger } from '../../log';
 
 /** A running periodic task. */

@@ -11,6 +11,7 @@ import {
   EMPTY_TOPIC_DISPLAY_NAME,
   SystemGroup,
   type SystemGroupName,
+  MIN_DEACTIVATED_REALM_DELETION_DAYS,
 } from '../constants';
 import { MAX_FILE_UPLOAD_SIZE_MIB } from '../uploads/uploads';
 import { OFFLINE_THRESHOLD_SECONDS } from '../users/presence';
@@ -81,7 +82,7 @@ export const serverFacts = {
   server_web_public_streams_enabled: true,
   server_can_summarize_topics: false,
   server_jitsi_server_url: DEFAULT_JITSI_SERVER_URL,
-  server_min_deactivated_realm_deletion_days: 14,
+  server_min_deactivated_realm_deletion_days: MIN_DEACTIVATED_REALM_DELETION_DAYS,
   server_max_deactivated_realm_deletion_days: null,
   server_presence_ping_interval_seconds: 60,
   server_presence_offline_threshold_seconds: OFFLINE_THRESHOLD_SECONDS,

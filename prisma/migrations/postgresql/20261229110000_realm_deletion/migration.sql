@@ -1,0 +1,2 @@
+-- When a deactivated organization's data is to be deleted for good.
+ALTER TABLE "Realm" ADD COLUMN "scheduledDeletionDate" TIMESTAMP(3);
