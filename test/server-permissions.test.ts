@@ -57,7 +57,7 @@ describe('--help', () => {
     const res = await help(flag);
     expect(res).toMatchObject({ code: 0, err: '' });
     expect(res.out).toMatch(
-      /^usage: manage <create-realm\|create-user\|clear-login-lock\|export-realm\|import-realm\|grant-permission\|revoke-permission\|outbox> \[options\]\n/,
+      /^usage: manage <create-realm\|create-user\|clear-login-lock\|export-realm\|import-realm\|reactivate-realm\|grant-permission\|revoke-permission\|outbox> \[options\]\n/,
     );
     const commands = [
       'create-realm',
@@ -65,6 +65,7 @@ describe('--help', () => {
       'clear-login-lock',
       'export-realm',
       'import-realm',
+      'reactivate-realm',
       'grant-permission',
       'revoke-permission',
       'outbox',
