@@ -167,7 +167,7 @@ beforeAll(async () => {
     }),
   );
 
-  // Groups, profile fields, linkifiers, drafts, scheduled messages, a bot.
+  // Groups, profile fields, linkifiers, drafts, scheduled messages, a bot, stored data.
   ok(
     await source.call('POST', '/user_groups/create', {
       as: admin,
@@ -231,6 +231,12 @@ beforeAll(async () => {
       params: { full_name: 'Weather Bot', short_name: 'weather' },
     }),
   );
+  ok(
+    await source.call('PUT', '/bot_storage', {
+      as: member,
+      params: { storage: { city: 'Elsinore', 'last run': '2026-11-26' } },
+    }),
+  );
 
   await bulkMessages(general, [owner, member, member2], [owner, admin, member, member2], BULK);
   await sendToChannel(source, member2, 'general', 'after', 'the last one');
@@ -286,6 +292,7 @@ async function organizationView(server: TestServer, as: User) {
     drafts: await get('/drafts'),
     scheduled: await get('/scheduled_messages'),
     attachments: await get('/attachments'),
+    storage: await get('/bot_storage'),
   };
 }
 

@@ -78,14 +78,15 @@ export async function applyProfileData(
  * values, each change as `applyProfileData` makes it. Every field must exist
  * in the organization, and a field that is not `editable_by_user` may be
  * changed only by an administrator; the first field failing either refuses
- * the whole request. Everyone active learns each changed value through a
- * realm_user update.
+ * the whole request. Bots have no values to change. Everyone active learns
+ * each changed value through a realm_user update.
  */
 export async function doChangeOwnProfileData(
   services: Services,
   user: User,
   changes: ProfileDataChange[],
 ): Promise<void> {
+  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
   await services.db.write(async (tx, onCommit) => {
     const fields = await tx.customProfileField.findMany({
       where: { realmId: user.realmId, id: { in: changes.map((c) => c.id) } },

@@ -54,6 +54,12 @@ const subdomainOption: Option = {
   help: 'The subdomain of the organization; empty (the default) for the root domain.',
 };
 
+const realmOption: Option = {
+  value: 'ID|SUBDOMAIN',
+  help: 'The organization: its ID or its subdomain ("" for the root domain).',
+  required: true,
+};
+
 function required(values: Record<string, string | undefined>, name: string): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
@@ -223,11 +229,7 @@ const commands: Record<string, Command> = {
       'server. On a terminal, a progress bar shows the rows written so far.',
     ].join('\n'),
     options: {
-      realm: {
-        value: 'ID|SUBDOMAIN',
-        help: 'The organization: its ID or its subdomain ("" for the root domain).',
-        required: true,
-      },
+      realm: realmOption,
       output: { value: 'FILE.tar.gz', help: 'Where to write the archive.', required: true },
     },
     run: async (services, values) => {
@@ -263,11 +265,7 @@ const commands: Record<string, Command> = {
       'already been deleted cannot be reactivated.',
     ].join('\n'),
     options: {
-      realm: {
-        value: 'ID|SUBDOMAIN',
-        help: 'The organization: its ID or its subdomain ("" for the root domain).',
-        required: true,
-      },
+      realm: realmOption,
     },
     run: async (services, values) => {
       const realm = await realmByIdOrSubdomain(services, values.realm);

@@ -8,7 +8,6 @@ import {
   doReorderCustomProfileFields,
   doUpdateCustomProfileField,
 } from '../actions/profile-fields';
-import { ApiError } from '../errors';
 import { requireAdministrator } from '../lib/realm/admin';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler, HandlerMap } from './types';
@@ -84,13 +83,12 @@ export const deleteCustomProfileField: Handler<'delete-custom-profile-field'> = 
   return {};
 };
 
-/** A user sets or clears their own values of fields; bots have none to set. */
+/** A user sets or clears their own values of fields. */
 export const updateProfileData: Handler<'update-profile-data'> = async ({
   params,
   services,
   user,
 }) => {
-  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
   await doChangeOwnProfileData(
     services,
     user,
@@ -105,7 +103,6 @@ export const removeProfileData: Handler<'remove-profile-data'> = async ({
   services,
   user,
 }) => {
-  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
   await doChangeOwnProfileData(
     services,
     user,
