@@ -1446,7 +1446,7 @@ export interface paths {
          *     has it already ("The domain example.com is already a part of your
          *     organization.").
          */
-        post: operations["create-realm-domain"];
+        post: operations["add-realm-domain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1485,7 +1485,7 @@ export interface paths {
          *     organization does not have the domain ("No entry found for domain
          *     unknown.example.com.").
          */
-        patch: operations["update-realm-domain"];
+        patch: operations["patch-realm-domain"];
         trace?: never;
     };
     "/users/me/onboarding_steps": {
@@ -2146,7 +2146,7 @@ export interface paths {
          *     Changed in feature level 414: added (Zulip 11.0); this server offers
          *     it at its lower feature level too.
          */
-        patch: operations["reorder-channel-folders"];
+        patch: operations["patch-channel-folders"];
         trace?: never;
     };
     "/channel_folders/create": {
@@ -7295,7 +7295,7 @@ export interface components {
             /** @description The organization's email domains, oldest first. */
             domains: components["schemas"]["RealmDomain"][];
         };
-        /** @description The success body of create-realm-domain. */
+        /** @description The success body of add-realm-domain. */
         CreateRealmDomainSuccess: {
             result: components["schemas"]["SuccessResult"];
             msg: components["schemas"]["Msg"];
@@ -11718,7 +11718,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    "create-realm-domain": {
+    "add-realm-domain": {
         parameters: {
             query?: never;
             header?: never;
@@ -11793,7 +11793,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    "update-realm-domain": {
+    "patch-realm-domain": {
         parameters: {
             query?: never;
             header?: never;
@@ -12745,7 +12745,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    "reorder-channel-folders": {
+    "patch-channel-folders": {
         parameters: {
             query?: never;
             header?: never;

@@ -49,7 +49,7 @@ export const updateChannelFolder: Handler<'update-channel-folder'> = async ({
 };
 
 /** An administrator sets the order of the folders. */
-export const reorderChannelFolders: Handler<'reorder-channel-folders'> = async ({
+export const reorderChannelFolders: Handler<'patch-channel-folders'> = async ({
   params,
   services,
   realm,
@@ -64,5 +64,5 @@ export const channelFolderHandlers = {
   'create-channel-folder': createChannelFolder,
   'get-channel-folders': getChannelFolders,
   'update-channel-folder': updateChannelFolder,
-  'reorder-channel-folders': reorderChannelFolders,
+  'patch-channel-folders': reorderChannelFolders,
 } satisfies Partial<HandlerMap>;

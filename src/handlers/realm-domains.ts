@@ -14,7 +14,7 @@ export const getRealmDomains: Handler<'get-realm-domains'> = async ({ services, 
 });
 
 /** An owner adds an email domain. */
-export const createRealmDomain: Handler<'create-realm-domain'> = async ({
+export const createRealmDomain: Handler<'add-realm-domain'> = async ({
   params,
   services,
   user,
@@ -26,7 +26,7 @@ export const createRealmDomain: Handler<'create-realm-domain'> = async ({
 });
 
 /** An owner changes whether an email domain's subdomains count. */
-export const updateRealmDomain: Handler<'update-realm-domain'> = async ({
+export const updateRealmDomain: Handler<'patch-realm-domain'> = async ({
   params,
   services,
   user,
@@ -48,7 +48,7 @@ export const deleteRealmDomain: Handler<'delete-realm-domain'> = async ({
 /** The operations of this area, by operationId. */
 export const realmDomainHandlers = {
   'get-realm-domains': getRealmDomains,
-  'create-realm-domain': createRealmDomain,
-  'update-realm-domain': updateRealmDomain,
+  'add-realm-domain': createRealmDomain,
+  'patch-realm-domain': updateRealmDomain,
   'delete-realm-domain': deleteRealmDomain,
 } satisfies Partial<HandlerMap>;
