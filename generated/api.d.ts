@@ -1877,7 +1877,7 @@ export interface paths {
          * @description Lets an organization owner deactivate the organization. Its users'
          *     clients receive a `realm` event of op `deactivated`; from then on
          *     every login and request of its users is refused with 401, "This
-         *     organization has been deactivated". An
+         *     organization has been deactivated". Each owner is told by mail. An
          *     administrator of the server can reactivate it with `npm run manage --
          *     reactivate-realm --realm SUBDOMAIN` until its data is deleted.
          *     With `deletion_delay_days`, the organization's data (users, channels,

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { doDeleteDueRealms } from '../src/actions/realm-deactivation';
 import { runManage } from '../src/cli/manage';
+import { readOutbox } from '../src/lib/mail/outbox';
 import { TestServer, type Cast } from './support/server';
 import { TINY_PNG } from './support/example-fixture';
 import { expectError, register } from './streams-fixtures';
@@ -75,6 +76,7 @@ test('only an owner may deactivate, and never with a deletion sooner than 14 day
 
 test('users learn of the deactivation, are refused afterwards, and a reactivation lets them back', async () => {
   const { realm, owner, member } = await organization('closing');
+  const second = await server.createUser(realm, { email: 'owner2@closing.example.com', role: 100 });
   const queue = await register(server, member, { event_types: ['realm'] });
   // The member's client is waiting for events when it happens.
   const waiting = server.call('GET', '/events', {
@@ -95,6 +97,18 @@ test('users learn of the deactivation, are refused afterwards, and a reactivatio
   const due = row!.scheduledDeletionDate!.getTime();
   expect(due).toBeGreaterThanOrEqual(before + 20 * DAY_MS);
   expect(due).toBeLessThanOrEqual(Date.now() + 20 * DAY_MS);
+
+  // Each owner is told by mail (kept in the outbox, as no SMTP server is set).
+  const mails = await server.services.db.read((db) =>
+    readOutbox(db).then((all) =>
+      all.filter((m) => m.subject === 'Org closing has been deactivated'),
+    ),
+  );
+  expect(mails.map((m) => m.to).sort()).toEqual([owner.email, second.email].sort());
+  expect(mails[0].text).toContain('Olivia Owner deactivated the organization Org closing.');
+  expect(mails[0].text).toContain(
+    `Its data will be deleted for good on ${row!.scheduledDeletionDate!.toUTCString()}.`,
+  );
 
   // The waiting poll is answered with the event; then every request is refused.
   const answer = await waiting;

@@ -3,8 +3,9 @@
 // organizations once their deletion date has come (the server's periodic task).
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { ApiError } from '../errors';
-import { MIN_DEACTIVATED_REALM_DELETION_DAYS } from '../lib/constants';
+import { MIN_DEACTIVATED_REALM_DELETION_DAYS, Role } from '../lib/constants';
 import { requireOwner } from '../lib/realm/admin';
+import { deactivationMail } from '../lib/realm/deactivation-mail';
 import { deleteRealmData, type RealmDeletion } from '../lib/export/realm-deletion';
 import { activeUserIds } from '../lib/users/user-events';
 import type { Services } from '../services';
@@ -14,7 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * An owner deactivates their organization: every login and request of its
  * users is refused from then on (their clients get a realm `deactivated`
- * event first). With `deletionDelayDays`, the organization's data is deleted
+ * event first), and each owner is told by mail. With `deletionDelayDays`, the organization's data is deleted
  * for good that many days later (at least MIN_DEACTIVATED_REALM_DELETION_DAYS);
  * with null it is kept until an administrator of the server reactivates it.
  */
@@ -31,17 +32,41 @@ export async function doDeactivateRealm(
     );
   const scheduledDeletionDate =
     deletionDelayDays === null ? null : new Date(now.getTime() + deletionDelayDays * DAY_MS);
-  await services.db.write(async (tx, onCommit) => {
+  const { realm, owners } = await services.db.write(async (tx, onCommit) => {
     const realm = await tx.realm.update({
       where: { id: actor.realmId },
       data: { deactivated: true, scheduledDeletionDate },
     });
     const everyone = await activeUserIds(tx, realm.id);
+    const owners = await tx.user.findMany({
+      where: { realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false },
+      select: { email: true },
+      orderBy: { id: 'asc' },
+    });
     onCommit(() => {
       services.bus.publish({ type: 'realm', op: 'deactivated', realm_id: realm.id }, everyone);
       services.auth.forgetRealm(realm.id);
     });
+    return { realm, owners };
   });
+  // Each owner is told by mail; a failure is logged, the deactivation stands.
+  for (const owner of owners) {
+    const mail = deactivationMail({
+      to: owner.email,
+      realmName: realm.name,
+      actorName: actor.fullName,
+      deletionDate: scheduledDeletionDate,
+    });
+    try {
+      await services.mail.send(mail);
+    } catch (error) {
+      services.log.error('deactivation mail failed', {
+        realm_id: realm.id,
+        mailer: services.mail.kind,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
 }
 
 /** Reactivates a deactivated organization and cancels the deletion of its data. */

@@ -11,7 +11,7 @@ import {
   usableInviteByKey,
 } from '../actions/invite-join';
 import { ApiError } from '../errors';
-import { escapeHtml } from '../lib/invites/invite-mail';
+import { escapeHtml } from '../lib/mail/mailer';
 import { realmUrl } from '../lib/realm/realms';
 import type { Services } from '../services';
 import { requestBody } from './body';

@@ -1,6 +1,6 @@
 // The invitation mail: who invites, to which organization, the join link and
 // when it stops working. Plain text and a small HTML version of the same words.
-import type { OutgoingMail } from '../mail/mailer';
+import { escapeHtml, type OutgoingMail } from '../mail/mailer';
 
 /** What an invitation mail says. */
 export interface InvitationMailFacts {
@@ -12,19 +12,6 @@ export interface InvitationMailFacts {
   link: string;
   /** When the link stops working; null for never. */
   expiresAt: Date | null;
-}
-
-const escapes: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** `text` safe inside HTML text and quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => escapes[c]);
 }
 
 /** The mail inviting `facts.to`. */

@@ -23,3 +23,16 @@ export interface Mailer {
   /** Releases connections; the mailer is not used afterwards. */
   close(): Promise<void>;
 }
+
+const escapes: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** `text` safe inside the HTML of a mail, in text and in quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => escapes[c]);
+}
