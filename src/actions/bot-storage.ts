@@ -40,13 +40,12 @@ export async function readBotStorage(
   return storage;
 }
 
-/** Characters held by the entries of `userId`: all of them, or those named by `keys`. */
-async function storageSize(tx: Db, userId: number, keys?: string[]): Promise<number> {
-  const only = keys ? Prisma.sql`AND "key" IN (${Prisma.join(keys)})` : Prisma.empty;
+/** Characters (keys and values) held by the entries of `userId` whose keys are not in `keys`. */
+async function sizeWithout(tx: Db, userId: number, keys: string[]): Promise<number> {
   const [row] = await queryRows<{ size: bigint | number | null }>(
     tx,
     Prisma.sql`SELECT SUM(LENGTH("key") + LENGTH("value")) AS "size"
-      FROM "BotStorageData" WHERE "userId" = ${userId} ${only}`,
+      FROM "BotStorageData" WHERE "userId" = ${userId} AND "key" NOT IN (${Prisma.join(keys)})`,
   );
   return Number(row?.size ?? 0);
 }
@@ -68,7 +67,8 @@ export async function doUpdateBotStorage(
     if (services.db.provider === 'postgresql')
       await queryRows(tx, Prisma.sql`SELECT "id" FROM "User" WHERE "id" = ${userId} FOR UPDATE`);
     const adding = keys.reduce((n, key) => n + characters(key) + characters(entries[key]), 0);
-    const size = (await storageSize(tx, userId)) - (await storageSize(tx, userId, keys)) + adding;
+    // The entries kept as they are, and the new ones (replaced entries count at their new size).
+    const size = (await sizeWithout(tx, userId, keys)) + adding;
     if (size > BOT_STORAGE_LIMIT)
       throw new ApiError(
         `Request exceeds storage limit by ${size - BOT_STORAGE_LIMIT} characters. The limit is ${BOT_STORAGE_LIMIT} characters.`,

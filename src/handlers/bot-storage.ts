@@ -2,7 +2,6 @@
 // opened it to every user until feature level 494, so at this server's level
 // humans may use it as bots do.
 import { doRemoveBotStorage, doUpdateBotStorage, readBotStorage } from '../actions/bot-storage';
-import { badRequest } from '../errors';
 import type { Handler, HandlerMap } from './types';
 
 /** The requester's entries: those named by `keys`, or all of them. */
@@ -16,9 +15,6 @@ export const updateBotStorage: Handler<'update-bot-storage'> = async ({
   services,
   user,
 }) => {
-  // Values were checked with the other parameters; keys are text the database stores too.
-  if (Object.keys(params.storage).some((key) => key.includes('\0')))
-    throw badRequest('storage contains NULL (0x00) characters.');
   await doUpdateBotStorage(services, user.id, params.storage);
   return {};
 };

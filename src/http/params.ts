@@ -127,13 +127,19 @@ export function validationError(errors: ErrorObject[]): ApiError {
 // for them (message content, topics, default channel group names).
 const nulCheckedLater = new Set(['content', 'topic', 'group_name']);
 
-/** The name of the first text within `value` (a string, or one in a list or object) holding a NUL character. */
+/**
+ * The name of the first text within `value` (a string, or one in a list or
+ * object) holding a NUL character; an object whose key holds one is named
+ * itself, keys being stored too (bot storage).
+ */
 function nulPath(value: unknown, name: string): string | undefined {
   if (typeof value === 'string') return value.includes('\0') ? name : undefined;
   if (value === null || typeof value !== 'object') return undefined;
+  const list = Array.isArray(value);
   for (const [key, item] of Object.entries(value)) {
-    if (!Array.isArray(value) && nulCheckedLater.has(key)) continue;
-    const found = nulPath(item, Array.isArray(value) ? `${name}[${key}]` : `${name}["${key}"]`);
+    if (!list && key.includes('\0')) return name;
+    if (!list && nulCheckedLater.has(key)) continue;
+    const found = nulPath(item, list ? `${name}[${key}]` : `${name}["${key}"]`);
     if (found) return found;
   }
   return undefined;
