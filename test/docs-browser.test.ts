@@ -309,9 +309,10 @@ describe('/api/docs in headless Chromium, outside addresses failing', () => {
         'csp',
       ]);
     }
-    expect(outside.map((e) => e.params.request.url)).toEqual([
-      'https://cdn.redoc.ly/redoc/logo-mini.svg',
-    ]);
+    // Nothing else goes out. Whether the logo's request comes before the page is
+    // sampled depends on when Redoc draws its footer, so it may be missing.
+    for (const request of outside)
+      expect(request.params.request.url).toBe('https://cdn.redoc.ly/redoc/logo-mini.svg');
     const failures = browser.events.filter(
       (e) =>
         e.sessionId === page &&
