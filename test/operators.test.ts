@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
+import { sample } from './support/metrics';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -23,23 +24,6 @@ const provider = () => server.services.db.provider;
 /** The log lines written since `from`, parsed. */
 function logsSince(from: number): Record<string, unknown>[] {
   return logLines.slice(from).map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** The value of one sample of the /metrics text, or undefined when it is absent. */
-function sample(
-  text: string,
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries(
-      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
-  }
-  return undefined;
 }
 
 async function metricsText(): Promise<string> {

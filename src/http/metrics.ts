@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/client';
 import type { EventQueueStore, QueueStats } from '../events/queues';
+import { passwordChecks } from '../lib/users/secrets';
 
 /** The metrics of one server. */
 export interface Metrics {
@@ -85,6 +86,17 @@ export function createMetrics(
       this.reset();
       this.inc({ kind: 'read' }, db.timing.readMs / 1000);
       this.inc({ kind: 'write' }, db.timing.writeMs / 1000);
+    },
+  });
+  new Counter({
+    name: 'chat_password_checks_total',
+    help: "Password hashes checked by this process: against the account's own hash (account), or against a stand-in for a missing account or password (stand_in), which takes the same time.",
+    labelNames: ['against'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ against: 'account' }, passwordChecks.account);
+      this.inc({ against: 'stand_in' }, passwordChecks.standIn);
     },
   });
   if (options.processMetrics) collectDefaultMetrics({ register: registry });

@@ -23,6 +23,14 @@ const DUMMY_HASH =
   '$argon2id$v=19$m=19456,t=2,p=1$ac5iMP4l2qff4MxoZzvUrQ$tdPyq4Aj8hl5hyI9hbPtihvb8HjPIdKvumXCJDvMqnI';
 
 /**
+ * Password checks this process has made: against an account's own hash, and
+ * against the stand-in hash for a missing account or password. Served by
+ * GET /metrics; a brute-force attempt shows there, and so does a login path
+ * that forgets to hash for a missing account.
+ */
+export const passwordChecks = { account: 0, standIn: 0 };
+
+/**
  * Whether `password` matches `passwordHash`; false for a missing or unreadable
  * hash, after the time a real check takes (see DUMMY_HASH).
  */
@@ -31,9 +39,11 @@ export async function checkPassword(
   password: string,
 ): Promise<boolean> {
   if (!passwordHash) {
+    passwordChecks.standIn += 1;
     await verify(DUMMY_HASH, password).catch(() => false);
     return false;
   }
+  passwordChecks.account += 1;
   try {
     return await verify(passwordHash, password);
   } catch {
