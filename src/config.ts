@@ -89,6 +89,8 @@ export interface Config {
    * organization without one does not accept tokens.
    */
   jwtAuthKeys: Record<string, JwtKey>;
+  /** Whether Welcome Bot sends each new person a direct message (WELCOME_MESSAGES=0 turns it off). */
+  welcomeMessages: boolean;
   /** Processes `npm run cluster` starts; 0 for one per core. */
   clusterWorkers: number;
   /** Minimum level of log lines written: debug, info, warn, error or silent. */
@@ -212,6 +214,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const smtpUrl = env.SMTP_URL || '';
   if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl))
     throw new ConfigError('SMTP_URL must start with smtp:// or smtps:// and name a host');
+  const welcomeMessages = env.WELCOME_MESSAGES || '1';
+  if (welcomeMessages !== '0' && welcomeMessages !== '1')
+    throw new ConfigError('WELCOME_MESSAGES must be 1 (send them) or 0 (do not)');
   const externalUrl = (env.EXTERNAL_URL || `http://${host}:${port}`).replace(/\/+$/, '');
   const emailFrom = env.EMAIL_FROM || `noreply@${hostnameOf(externalUrl)}`;
   if (!/^[^\s@<>]+@[^\s@<>]+$/.test(emailFrom))
@@ -241,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl,
     emailFrom,
     jwtAuthKeys: jwtAuthKeys(env),
+    welcomeMessages: welcomeMessages === '1',
     clusterWorkers: integer(env, 'CLUSTER_WORKERS', 0),
     logLevel,
   };

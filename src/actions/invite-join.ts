@@ -16,7 +16,7 @@ import {
 import { activeUserIds } from '../lib/users/user-events';
 import { hashPassword } from '../lib/users/secrets';
 import type { Services } from '../services';
-import { checkFullName, insertUser } from './users';
+import { checkFullName, ensureWelcomeBot, insertUser } from './users';
 
 /** Shortest password the join page accepts. */
 export const MIN_PASSWORD_LENGTH = 6;
@@ -63,13 +63,14 @@ export async function doJoinWithInvite(
   key: string,
   form: JoinForm,
 ): Promise<User> {
-  const { invite } = await usableInviteByKey(services, key);
+  const { invite, realm: invitedTo } = await usableInviteByKey(services, key);
   const email = (invite.email ?? form.email ?? '').trim();
   if (!isValidEmail(email)) throw new ApiError('Enter a valid email address.');
   const fullName = checkFullName(form.fullName);
   if (form.password.length < MIN_PASSWORD_LENGTH)
     throw new ApiError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
   const passwordHash = await hashPassword(form.password);
+  await ensureWelcomeBot(services, invitedTo, {});
   return services.db.write(async (tx, onCommit) => {
     // Read again inside the transaction: a revocation or another use may have come first.
     const current = await tx.invite.findUniqueOrThrow({ where: { id: invite.id } });

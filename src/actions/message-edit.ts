@@ -3,7 +3,7 @@
 // rewrites the target and, for topic and channel moves, the other messages of
 // its topic (writeEdit, in message-edit-writes.ts), and after the commit the
 // update_message (and, to users losing access, delete_message) events.
-// Notification Bot breadcrumbs are not posted: this server has no such bot.
+// Notification Bot breadcrumbs are not posted.
 import { createHash } from 'node:crypto';
 import type { Message, Realm, Stream, User } from '../../generated/prisma/sqlite/client';
 import type { Db } from '../db/client';

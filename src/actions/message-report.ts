@@ -8,7 +8,7 @@ import { reminderSubject } from '../lib/messages/reminders';
 import { reportContent, reportTopic, type ReportType } from '../lib/messages/reports';
 import type { Services } from '../services';
 import { sendMessageIn } from './messages';
-import { doEnsureNotificationBot } from './notification-bot';
+import { doEnsureSystemBot } from './users';
 
 const reportingOff = () =>
   new ApiError('Moderation request channel must be specified to enable message reporting.');
@@ -27,7 +27,7 @@ export async function doReportMessage(
     db.realm.findUniqueOrThrow({ where: { id: reporter.realmId } }),
   );
   if (realm.moderationRequestChannelId === null) throw reportingOff();
-  const bot = await doEnsureNotificationBot(services, realm);
+  const bot = await doEnsureSystemBot(services, realm, 'notification');
   return services.db.write(async (tx, onCommit) => {
     const { message } = await accessMessage(tx, reporter, messageId);
     const current = await tx.realm.findUniqueOrThrow({ where: { id: realm.id } });

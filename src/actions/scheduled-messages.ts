@@ -21,7 +21,7 @@ import { defaultReadBySender } from '../lib/messages/message-send';
 import { presentReminder, REMINDER, SEND_LATER } from '../lib/messages/reminders';
 import type { Services } from '../services';
 import { sendMessageIn } from './messages';
-import { doEnsureNotificationBot } from './notification-bot';
+import { doEnsureSystemBot } from './users';
 
 /** How late past its time a message may still be sent; later ones fail. */
 export const LATE_DELIVERY_CUTOFF_MS = 10 * 60 * 1000;
@@ -264,11 +264,12 @@ export async function doDeliverClaimedMessage(
   const reminder = claimed?.deliveryType === REMINDER;
   try {
     const bot = reminder
-      ? await doEnsureNotificationBot(
+      ? await doEnsureSystemBot(
           services,
           await services.db.read((db) =>
             db.realm.findUniqueOrThrow({ where: { id: claimed.realmId } }),
           ),
+          'notification',
         )
       : null;
     return await services.db.write(async (tx, onCommit) => {

@@ -6,7 +6,7 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';
-import { botAudience } from '../lib/users/bots';
+import { BotType, SystemBot, botAudience, type SystemBotName } from '../lib/users/bots';
 import { generateApiKey, hashPassword } from '../lib/users/secrets';
 import { presentUserStatus } from '../lib/users/user-status';
 import { newUserSettingColumns } from '../lib/users/user-settings';
@@ -27,6 +27,8 @@ import type { EventBody } from '../events/queues';
 import type { Services } from '../services';
 import { applyProfileData, type ProfileDataChange } from './profile-fields';
 import { addSubscriptions } from './subscriptions';
+import { sendMessageIn } from './messages';
+import { welcomeMessageContent } from '../lib/users/welcome';
 
 /** What creating a user needs. */
 export interface NewUser {
@@ -159,7 +161,87 @@ export async function insertUser(
         channels.map((stream) => ({ user, stream })),
       );
   }
+  // As in Zulip, each new person finds a direct message from Welcome Bot.
+  if (!user.isBot && services.config.welcomeMessages) {
+    const bot = await systemBotIn(tx, onCommit, services, realm, 'welcome');
+    await sendMessageIn(tx, onCommit, services, realm, bot, {
+      type: 'private',
+      to: [user.id],
+      content: welcomeMessageContent(realm),
+      byServer: true,
+    });
+  }
   return user;
+}
+
+/** The server's bot `name` of `realmId`, or null before it is first needed. */
+function findSystemBot(db: Db, realmId: number, name: SystemBotName): Promise<User | null> {
+  return db.user.findUnique({
+    where: { realmId_emailLower: { realmId, emailLower: SystemBot[name].email } },
+  });
+}
+
+/**
+ * The server's bot `name` of `realm`, created in the caller's transaction
+ * (with the `realm_user` events of any new user) when the organization has
+ * none yet.
+ */
+async function systemBotIn(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  name: SystemBotName,
+): Promise<User> {
+  const existing = await findSystemBot(tx, realm.id, name);
+  if (existing) return existing;
+  const { email, fullName } = SystemBot[name];
+  const bot = { email, fullName, password: null, role: Role.MEMBER, isBot: true };
+  return insertUser(
+    tx,
+    onCommit,
+    services,
+    realm,
+    { ...bot, botType: BotType.GENERIC, botOwnerId: null },
+    null,
+  );
+}
+
+/**
+ * The server's bot `name` of `realm`, created in a transaction of its own
+ * when the organization has none yet. Two processes creating it at once: the
+ * loser reads the winner's.
+ */
+export async function doEnsureSystemBot(
+  services: Services,
+  realm: Realm,
+  name: SystemBotName,
+): Promise<User> {
+  const existing = await services.db.read((db) => findSystemBot(db, realm.id, name));
+  if (existing) return existing;
+  try {
+    return await services.db.write((tx, onCommit) =>
+      systemBotIn(tx, onCommit, services, realm, name),
+    );
+  } catch (error) {
+    const winner = await services.db.read((db) => findSystemBot(db, realm.id, name));
+    if (winner) return winner;
+    throw error;
+  }
+}
+
+/**
+ * Makes Welcome Bot, when a new person will need it, in a transaction of its
+ * own: two people joining a new organization at once then never both try to
+ * create it inside their own transactions.
+ */
+export async function ensureWelcomeBot(
+  services: Services,
+  realm: Realm,
+  input: Pick<NewUser, 'isBot'>,
+): Promise<void> {
+  if (!input.isBot && services.config.welcomeMessages)
+    await doEnsureSystemBot(services, realm, 'welcome');
 }
 
 /** Creates a user in `realm`. */
@@ -170,6 +252,7 @@ export async function doCreateUser(
 ): Promise<User> {
   checkNewUser(input);
   const passwordHash = input.password === null ? null : await hashPassword(input.password);
+  await ensureWelcomeBot(services, realm, input);
   return services.db.write((tx, onCommit) =>
     insertUser(tx, onCommit, services, realm, input, passwordHash),
   );

@@ -258,6 +258,9 @@ export class TestServer extends ApiClient {
       EXTERNAL_URL: 'http://chat.test',
       LOG_LEVEL: 'silent',
       UPLOADS_DIR: join(tmpdir(), 'chat-test-uploads'),
+      // New people start without Welcome Bot's message, so that each test
+      // sees only the messages it sends; test/welcome-bot.test.ts turns it on.
+      WELCOME_MESSAGES: '0',
       ...env,
       PORT: '0',
       HOST: '127.0.0.1',

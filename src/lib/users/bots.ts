@@ -16,6 +16,22 @@ export const BotType = {
   EMBEDDED: 4,
 } as const;
 
+/**
+ * The bots the server speaks through, with Zulip's addresses and names.
+ * Notification Bot sends automated messages (message reminders, moderation
+ * requests); Welcome Bot greets each new person with a direct message. Zulip
+ * shares them across organizations; here each organization gets its own,
+ * created the first time it is needed, a bot like any other (listed with the
+ * organization's users).
+ */
+export const SystemBot = {
+  notification: { email: 'notification-bot@zulip.com', fullName: 'Notification Bot' },
+  welcome: { email: 'welcome-bot@zulip.com', fullName: 'Welcome Bot' },
+} as const;
+
+/** The name of one of the server's bots. */
+export type SystemBotName = keyof typeof SystemBot;
+
 /** The payload formats of an outgoing webhook (`interface_type`): Zulip's and Slack's. */
 export const BotInterface = { GENERIC: 1, SLACK: 2 } as const;
 
