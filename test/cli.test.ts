@@ -55,11 +55,8 @@ test("create-realm migrates a fresh database and prints the owner's credentials"
     { lazy: true },
   );
   try {
-    const me = await fetch(`${server.url}/api/v1/users/me`, {
-      headers: {
-        authorization: `Basic ${Buffer.from(`${printed.email}:${printed.api_key}`).toString('base64')}`,
-      },
-    });
+    const authorization = `Basic ${Buffer.from(`${printed.email}:${printed.api_key}`).toString('base64')}`;
+    const me = await fetch(`${server.url}/api/v1/users/me`, { headers: { authorization } });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({
       user_id: printed.user_id,
@@ -67,6 +64,19 @@ test("create-realm migrates a fresh database and prints the owner's credentials"
       role: 100,
       is_owner: true,
     });
+    // By default the owner starts with Welcome Bot's message, as in Zulip.
+    const newest = await fetch(
+      `${server.url}/api/v1/messages?anchor=newest&num_before=10&num_after=0`,
+      { headers: { authorization } },
+    );
+    const { messages } = await newest.json();
+    expect(messages).toEqual([
+      expect.objectContaining({
+        type: 'private',
+        sender_email: 'welcome-bot@zulip.com',
+        content: expect.stringContaining('<strong>Acme</strong>'),
+      }),
+    ]);
   } finally {
     await server.stop(0);
   }
