@@ -69,7 +69,7 @@ test("create-realm migrates a fresh database and prints the owner's credentials"
       `${server.url}/api/v1/messages?anchor=newest&num_before=10&num_after=0`,
       { headers: { authorization } },
     );
-    const { messages } = await newest.json();
+    const { messages } = (await newest.json()) as { messages: unknown[] };
     expect(messages).toEqual([
       expect.objectContaining({
         type: 'private',

@@ -1,7 +1,8 @@
 // Creating, changing, deactivating and reactivating users. Each change keeps
 // the user's system-group memberships in step with their role and announces
 // itself with realm_user (and user_group) events after the commit. New people
-// join the organization's default channels.
+// join the organization's default channels and find a message from Welcome
+// Bot. The server's own bots (Welcome Bot, Notification Bot) are made here too.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../db/client';
 import { ApiError } from '../errors';
@@ -195,16 +196,15 @@ async function systemBotIn(
 ): Promise<User> {
   const existing = await findSystemBot(tx, realm.id, name);
   if (existing) return existing;
-  const { email, fullName } = SystemBot[name];
-  const bot = { email, fullName, password: null, role: Role.MEMBER, isBot: true };
-  return insertUser(
-    tx,
-    onCommit,
-    services,
-    realm,
-    { ...bot, botType: BotType.GENERIC, botOwnerId: null },
-    null,
-  );
+  const bot: NewUser = {
+    ...SystemBot[name],
+    password: null,
+    role: Role.MEMBER,
+    isBot: true,
+    botType: BotType.GENERIC,
+    botOwnerId: null,
+  };
+  return insertUser(tx, onCommit, services, realm, bot, null);
 }
 
 /**
