@@ -146,6 +146,93 @@ describe('people added later', () => {
   });
 });
 
+describe('writing to Welcome Bot', () => {
+  /**
+   * The message events of `queue` after its `last` event, up to and including
+   * the first one from `senderId`; `last` moves past the events read.
+   */
+  async function untilMessageFrom(as: User, queue: { id: string; last: number }, senderId: number) {
+    const seen: Record<string, any>[] = [];
+    for (let poll = 0; poll < 20; poll++) {
+      const res = await server.call('GET', '/events', {
+        as,
+        params: { queue_id: queue.id, last_event_id: queue.last },
+      });
+      expect(res.status).toBe(200);
+      for (const event of res.body.events) {
+        queue.last = Math.max(queue.last, event.id);
+        if (event.type !== 'message') continue;
+        seen.push(event.message);
+        if (event.message.sender_id === senderId) return seen;
+      }
+    }
+    throw new Error(`no message from ${senderId}: ${JSON.stringify(seen)}`);
+  }
+
+  test('a direct message to it alone is answered, by keyword or with the keywords it knows', async () => {
+    const { owner } = await server.createRealm('Answers Co', 'answers');
+    const [welcome] = await directMessages(owner);
+    const bot = welcome.sender_id;
+    const registered = await server.call('POST', '/register', {
+      as: owner,
+      params: { event_types: JSON.stringify(['message']) },
+    });
+    const queue = { id: registered.body.queue_id as string, last: -1 };
+    const ask = async (content: string) => {
+      const sent = await server.call('POST', '/messages', {
+        as: owner,
+        params: { type: 'direct', to: JSON.stringify([bot]), content },
+      });
+      expect(sent.status).toBe(200);
+      const seen = await untilMessageFrom(owner, queue, bot);
+      expect(seen[0]).toMatchObject({ id: sent.body.id, sender_id: owner.id });
+      const answer = seen[seen.length - 1];
+      expect(answer).toMatchObject({ type: 'private', sender_email: 'welcome-bot@zulip.com' });
+      expect(answer.id).toBeGreaterThan(sent.body.id);
+      expect(answer.display_recipient.map((u: { id: number }) => u.id).sort()).toEqual(
+        [owner.id, bot].sort((a, b) => a - b),
+      );
+      // The queue was registered without apply_markdown: contents come as sent.
+      return answer.content as string;
+    };
+    expect(await ask('How do **Topics** work?')).toContain(
+      'Each message in a channel carries a topic',
+    );
+    expect(await ask('hello there')).toContain(
+      'I answer just a few words: `channels`, `topics`, `formatting`, `profile`.',
+    );
+  });
+
+  test('a message to Welcome Bot and someone else gets no answer', async () => {
+    const { realm, owner } = await server.createRealm('Group Co', 'group');
+    const other = await server.createUser(realm, { email: 'other@example.com' });
+    const [welcome] = await directMessages(owner);
+    const sent = await server.call('POST', '/messages', {
+      as: owner,
+      params: {
+        type: 'direct',
+        to: JSON.stringify([welcome.sender_id, other.id]),
+        content: 'topics?',
+      },
+    });
+    expect(sent.status).toBe(200);
+    // An answer would follow the commit at once; a message sent after it shows none came.
+    const marker = await server.call('POST', '/messages', {
+      as: owner,
+      params: { type: 'direct', to: JSON.stringify([other.id]), content: 'marker' },
+    });
+    const newest = await server.call('GET', '/messages', {
+      as: owner,
+      params: { anchor: 'newest', num_before: 3, num_after: 0 },
+    });
+    expect(newest.body.messages.map((m: { id: number }) => m.id)).toEqual([
+      welcome.id,
+      sent.body.id,
+      marker.body.id,
+    ]);
+  });
+});
+
 describe('WELCOME_MESSAGES=0', () => {
   test('no Welcome Bot and no message', async () => {
     await TestServer.using({ WELCOME_MESSAGES: '0' }, async (quiet) => {

@@ -19,6 +19,8 @@ import type { MessageEventBody, MessageFacts } from '../events/queues';
 import { buildRenderContext } from '../lib/markdown/render-context';
 import { ChannelAccess } from '../lib/channels/stream-access';
 import { realmHost, apiEmail, avatarUrl } from '../lib/users/users';
+import { SystemBot } from '../lib/users/bots';
+import { welcomeBotAnswer } from '../lib/users/welcome';
 import { membersOfGroups } from '../lib/groups/permissions';
 import { usersAlerted } from '../lib/users/alert-words';
 import { usersMuting } from '../lib/users/muted-users';
@@ -258,6 +260,22 @@ export async function sendMessageIn(
   onCommit(() =>
     publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
   );
+  if (to.kind === 'dm' && isToWelcomeBot(sender, to.recipients)) {
+    const bot = to.recipients.find((u) => u.id !== sender.id)!;
+    onCommit(() =>
+      doSendMessage(services, realm, bot, {
+        type: 'private',
+        to: [sender.id],
+        content: welcomeBotAnswer(content),
+        byServer: true,
+      }).catch((error) =>
+        services.log.warn('Welcome Bot could not answer', {
+          message_id: message.id,
+          error: (error as Error).message,
+        }),
+      ),
+    );
+  }
   const calls = await serviceCalls(tx, sender, to, rendered.mentionedUserIds, delivery.userIds);
   if (calls.length > 0) {
     const payload = {
@@ -272,6 +290,13 @@ export async function sendMessageIn(
     );
   }
   return message.id;
+}
+
+/** Whether a person (not a bot) writes to Welcome Bot alone, which answers as in Zulip. */
+function isToWelcomeBot(sender: User, recipients: User[]): boolean {
+  if (sender.isBot) return false;
+  const others = recipients.filter((u) => u.id !== sender.id);
+  return others.length === 1 && others[0].isBot && others[0].emailLower === SystemBot.welcome.email;
 }
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */

@@ -1,6 +1,6 @@
-// The direct message Welcome Bot sends each new person, so that nobody starts
-// in an empty organization: clients open on a conversation, and the newcomer
-// reads where to begin.
+// What Welcome Bot says: the direct message it sends each new person, so that
+// nobody starts in an empty organization (clients open on a conversation, and
+// the newcomer reads where to begin), and its answers when written to.
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 
 /** `text` as Markdown that renders as itself: every ASCII punctuation mark escaped. */
@@ -22,4 +22,33 @@ export function welcomeMessageContent(realm: Pick<Realm, 'name'>): string {
     '* Messages are written in Markdown: `**bold**`, `*italic*`, and `@**name**` to mention someone.',
     '* Add a photo and your details in your personal settings, so others know who you are.',
   ].join('\n');
+}
+
+/** Welcome Bot's answers, by the word a direct message to it holds. */
+const answers: [keyword: string, answer: string][] = [
+  [
+    'channels',
+    'Channels are where conversations happen in the open. Browse them all to find the ones you want to follow, and subscribe; an administrator may also have subscribed you to some already.',
+  ],
+  [
+    'topics',
+    'Each message in a channel carries a topic, a short subject line. Reading and replying by topic keeps conversations apart, even in a busy channel: start a new topic for a new subject.',
+  ],
+  [
+    'formatting',
+    'Messages are Markdown: `**bold**`, `*italic*`, `` `code` ``, lists with `*`, quotes with `>`, code blocks between ```` ``` ```` lines, and `@**name**` to mention someone.',
+  ],
+  [
+    'profile',
+    'Your name, photo, time zone and the profile fields of the organization are in your personal settings. Filling them in helps others know who they are talking to.',
+  ],
+];
+
+/** What Welcome Bot answers to a direct message whose Markdown is `content`. */
+export function welcomeBotAnswer(content: string): string {
+  const words = content.toLowerCase();
+  const found = answers.find(([keyword]) => words.includes(keyword));
+  if (found) return found[1];
+  const keywords = answers.map(([keyword]) => `\`${keyword}\``).join(', ');
+  return `I am only a bot, and I answer just a few words: ${keywords}. Send me one of them, or ask the people of your organization.`;
 }
