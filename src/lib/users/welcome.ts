@@ -36,7 +36,7 @@ const answers: [keyword: string, answer: string][] = [
   ],
   [
     'formatting',
-    'Messages are Markdown: `**bold**`, `*italic*`, `` `code` ``, lists with `*`, quotes with `>`, code blocks between ```` ``` ```` lines, and `@**name**` to mention someone.',
+    'Messages are Markdown: `**bold**`, `*italic*`, backticks around code, lists with `*`, quotes with `>`, a line of three backticks before and after a code block, and `@**name**` to mention someone.',
   ],
   [
     'profile',
