@@ -1,7 +1,7 @@
 // Stopping the server (what SIGTERM does): waiting long-polls are answered,
 // a request in flight finishes, new connections are refused, and the
 // database is closed only afterwards.
-import { request } from 'node:http';
+import { request, type Server } from 'node:http';
 import { doCreateRealm } from '../src/actions/realms';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
@@ -20,6 +20,22 @@ function send(url: string, auth: string, method = 'GET'): Promise<{ status: numb
   });
 }
 
+/** The connections `http` holds open. */
+function connections(http: Server): Promise<number> {
+  return new Promise((resolve, reject) =>
+    http.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
+}
+
+/** Resolves once `condition` holds, checking every 10 ms; fails after 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the server never reached the state to stop in');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 test('stop answers waiting polls, lets requests in flight finish, then closes', async () => {
   const database = createTestDatabase();
   const config = loadConfig({
@@ -36,6 +52,7 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
     });
     const auth = `Basic ${Buffer.from(`${owner.email}:${owner.apiKey}`).toString('base64')}`;
     expect((await send(`${server.url}/api/v1/users/me`, auth)).status).toBe(200); // warms the credentials cache
+    await until(async () => (await connections(server.http)) === 0);
     const queue = await server.services.queues.create({
       userId: owner.id,
       realmId: owner.realmId,
@@ -60,7 +77,12 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
     });
     await holding;
     const inFlight = send(`${server.url}/api/v1/settings?timezone=Europe/Paris`, auth, 'PATCH');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Stop only once the server holds both: the poll parked, and the
+    // connections of the poll and of the request in flight accepted.
+    await until(async () => {
+      const { waitingPolls } = await server.services.queues.stats();
+      return waitingPolls === 1 && (await connections(server.http)) === 2;
+    });
 
     const stopped = server.stop();
     const answered = await poll;
