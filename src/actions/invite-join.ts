@@ -70,7 +70,7 @@ export async function doJoinWithInvite(
   if (form.password.length < MIN_PASSWORD_LENGTH)
     throw new ApiError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
   const passwordHash = await hashPassword(form.password);
-  await ensureWelcomeBot(services, invitedTo, {});
+  await ensureWelcomeBot(services, invitedTo, { isBot: false });
   return services.db.write(async (tx, onCommit) => {
     // Read again inside the transaction: a revocation or another use may have come first.
     const current = await tx.invite.findUniqueOrThrow({ where: { id: invite.id } });

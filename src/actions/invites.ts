@@ -19,6 +19,7 @@ import { ChannelAccess } from '../lib/channels/stream-access';
 import { userHoldsRealmPermission } from '../lib/groups/permissions';
 import { accessUserGroupForUpdate, requireMemberOrAdmin } from '../lib/groups/user-groups';
 import { invitationMail } from '../lib/invites/invite-mail';
+import { sendOrLog } from '../lib/mail/mailer';
 import {
   canCreateInviteLinks,
   canInviteByEmail,
@@ -134,15 +135,9 @@ async function mailInvitation(services: Services, invite: Invite, referrer: User
     link: joinUrl(realm, services.config.externalUrl, invite.key),
     expiresAt: invite.expiresAt,
   });
-  try {
-    await services.mail.send(mail);
-  } catch (error) {
-    services.log.error('invitation mail failed', {
-      invite_id: invite.id,
-      mailer: services.mail.kind,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
+  await sendOrLog(services.mail, services.log, mail, 'invitation mail failed', {
+    invite_id: invite.id,
+  });
 }
 
 /** Publishes invites_changed after the commit, to the administrators and `referrerId`. */

@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { MIN_DEACTIVATED_REALM_DELETION_DAYS, Role } from '../lib/constants';
 import { requireOwner } from '../lib/realm/admin';
 import { deactivationMail } from '../lib/realm/deactivation-mail';
+import { sendOrLog } from '../lib/mail/mailer';
 import { deleteRealmData, type RealmDeletion } from '../lib/export/realm-deletion';
 import { activeUserIds } from '../lib/users/user-events';
 import type { Services } from '../services';
@@ -57,15 +58,9 @@ export async function doDeactivateRealm(
       actorName: actor.fullName,
       deletionDate: scheduledDeletionDate,
     });
-    try {
-      await services.mail.send(mail);
-    } catch (error) {
-      services.log.error('deactivation mail failed', {
-        realm_id: realm.id,
-        mailer: services.mail.kind,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
+    await sendOrLog(services.mail, services.log, mail, 'deactivation mail failed', {
+      realm_id: realm.id,
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 // (smtp-mailer.ts); without it, each mail is kept in the database's outbox and
 // logged (outbox.ts), for `npm run manage -- outbox` to show, so that a
 // single-machine setup and the tests can read invitation links.
+import type { Logger } from '../../log';
 
 /** One mail to send. */
 export interface OutgoingMail {
@@ -22,6 +23,28 @@ export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
   /** Releases connections; the mailer is not used afterwards. */
   close(): Promise<void>;
+}
+
+/**
+ * Sends `mail` for an action that stands whether or not the mail leaves: a
+ * refusal is logged at `error` as `failure`, with `fields` and the mailer's kind.
+ */
+export async function sendOrLog(
+  mailer: Mailer,
+  log: Logger,
+  mail: OutgoingMail,
+  failure: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await mailer.send(mail);
+  } catch (error) {
+    log.error(failure, {
+      ...fields,
+      mailer: mailer.kind,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 const escapes: Record<string, string> = {
