@@ -2,7 +2,7 @@
 // event queues to the messages area and starts the delivery of scheduled
 // messages; and closes all of it again. The server and the admin commands
 // start here, above every other layer, so that no module below imports upwards.
-import { doDeliverScheduledMessages } from './actions/scheduled-messages';
+import { doDeliverScheduledMessages } from './actions/messages/scheduled-messages';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import { migrate } from './db/migrate';
@@ -15,7 +15,7 @@ import { RedisQueueStore } from './events/redis-queues';
 import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
-import { doDeleteDueRealms } from './actions/realm-deactivation';
+import { doDeleteDueRealms } from './actions/realm/realm-deactivation';
 import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';

@@ -11,7 +11,7 @@ import {
   doClaimDueScheduledMessages,
   doDeliverClaimedMessage,
   doDeliverScheduledMessages,
-} from '../src/actions/scheduled-messages';
+} from '../src/actions/messages/scheduled-messages';
 import { TestCluster } from './support/cluster';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { newKeyPrefix, redisEnv, usesRedis } from './support/redis';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { User } from '../generated/prisma/sqlite/client';
-import { advanceIdSequences, insertRows } from '../src/actions/realm-import';
+import { advanceIdSequences, insertRows } from '../src/actions/export/realm-import';
 import { runManage } from '../src/cli/manage';
 import { sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/database';

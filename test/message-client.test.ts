@@ -4,7 +4,7 @@
 // apps) mark their own messages read, API clients (bots, the Python library)
 // do not. Scheduled messages keep the client that scheduled them.
 import zulipInit from 'zulip-js';
-import { doDeliverScheduledMessages } from '../src/actions/scheduled-messages';
+import { doDeliverScheduledMessages } from '../src/actions/messages/scheduled-messages';
 import type { User } from '../generated/prisma/sqlite/client';
 import { eventsOf, register, streamId, subscribe } from './streams-fixtures';
 import { TestServer, type Cast } from './support/server';

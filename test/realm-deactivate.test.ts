@@ -5,7 +5,7 @@
 // files, leaving other organizations as they were.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { doDeleteDueRealms } from '../src/actions/realm-deactivation';
+import { doDeleteDueRealms } from '../src/actions/realm/realm-deactivation';
 import { runManage } from '../src/cli/manage';
 import { readOutbox } from '../src/lib/mail/outbox';
 import { TestServer, type Cast } from './support/server';

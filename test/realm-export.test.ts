@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
-import { runningExports } from '../src/actions/realm-export';
+import { runningExports } from '../src/actions/export/realm-export';
 import {
   eventsOf,
   expectError,

@@ -2,7 +2,7 @@
 // text, listing and cancelling reminders, Zulip's refusals, the reminders
 // events applied to the /register state, and delivery of a due reminder by
 // the scheduled-message run, as a direct message from Notification Bot.
-import { doDeliverScheduledMessages } from '../src/actions/scheduled-messages';
+import { doDeliverScheduledMessages } from '../src/actions/messages/scheduled-messages';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import {

@@ -1,7 +1,7 @@
 // Delivery of scheduled messages: the scheduler's run is called directly with
 // a chosen time (no waiting). Due messages are sent as their sender and leave
 // the list; those that cannot be sent are marked failed until edited.
-import { doDeliverScheduledMessages } from '../src/actions/scheduled-messages';
+import { doDeliverScheduledMessages } from '../src/actions/messages/scheduled-messages';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import {

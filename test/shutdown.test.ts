@@ -2,7 +2,7 @@
 // a request in flight finishes, new connections are refused, and the
 // database is closed only afterwards.
 import { request, type Server } from 'node:http';
-import { doCreateRealm } from '../src/actions/realms';
+import { doCreateRealm } from '../src/actions/realm/realms';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';

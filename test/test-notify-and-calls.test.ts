@@ -3,7 +3,7 @@
 // Zulip answers there.
 import { createHmac } from 'node:crypto';
 import type { User } from '../generated/prisma/sqlite/client';
-import { doGetServerSecret } from '../src/actions/server-secrets';
+import { doGetServerSecret } from '../src/actions/users/server-secrets';
 import { BIGBLUEBUTTON_SECRET } from '../src/lib/calls/bigbluebutton';
 import { TestServer, type Cast } from './support/server';
 

@@ -3,7 +3,7 @@
 // delete_message events shaped per queue and the channel's first_message_id
 // kept right.
 import type { User } from '../generated/prisma/sqlite/client';
-import { doDeleteTopic } from '../src/actions/message-delete';
+import { doDeleteTopic } from '../src/actions/messages/message-delete';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
 import {

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { doCreateRealm } from '../src/actions/realms';
+import { doCreateRealm } from '../src/actions/realm/realms';
 import { loadConfig } from '../src/config';
 import { loadSpec, specModule, specPath } from '../src/http/spec';
 import { RequestValidators, validatorCacheFile } from '../src/http/validators';

@@ -4,16 +4,16 @@
 // success, and on bad input prints one line and exits with status 2. Help
 // needs no database.
 import { parseArgs } from 'node:util';
-import { doClearLoginFailures } from '../actions/login-failures';
-import { doImportRealm } from '../actions/realm-import';
-import { doReactivateRealm } from '../actions/realm-deactivation';
-import { doCreateRealm } from '../actions/realms';
+import { doClearLoginFailures } from '../actions/users/login-failures';
+import { doImportRealm } from '../actions/export/realm-import';
+import { doReactivateRealm } from '../actions/realm/realm-deactivation';
+import { doCreateRealm } from '../actions/realm/realms';
 import {
   doChangeServerPermission,
   serverPermissions,
   type ServerPermission,
-} from '../actions/server-permissions';
-import { doCreateUser } from '../actions/users';
+} from '../actions/users/server-permissions';
+import { doCreateUser } from '../actions/users/users';
 import { ConfigError, loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { Role } from '../lib/constants';

@@ -1,5 +1,5 @@
 // Alert words: GET, POST and DELETE /users/me/alert_words.
-import { doAddAlertWords, doRemoveAlertWords } from '../actions/alert-words';
+import { doAddAlertWords, doRemoveAlertWords } from '../actions/users/alert-words';
 import { alertWordsOf } from '../lib/users/alert-words';
 import type { Handler, HandlerMap } from './types';
 

@@ -2,7 +2,7 @@
 // /jwt/fetch_api_key: a signed JSON Web Token naming the user, for one.
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { ApiError, unauthorized } from '../errors';
-import { doClearLoginFailures, doRecordLoginFailure } from '../actions/login-failures';
+import { doClearLoginFailures, doRecordLoginFailure } from '../actions/users/login-failures';
 import { checkLoginLock } from '../lib/users/login-lock';
 import { checkPassword } from '../lib/users/secrets';
 import { realmForHost } from '../lib/realm/realms';

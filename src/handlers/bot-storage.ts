@@ -1,7 +1,11 @@
 // GET, PUT and DELETE /bot_storage: the requester's key-value storage. Zulip
 // opened it to every user until feature level 494, so at this server's level
 // humans may use it as bots do.
-import { doRemoveBotStorage, doUpdateBotStorage, readBotStorage } from '../actions/bot-storage';
+import {
+  doRemoveBotStorage,
+  doUpdateBotStorage,
+  readBotStorage,
+} from '../actions/users/bot-storage';
 import type { Handler, HandlerMap } from './types';
 
 /** The requester's entries: those named by `keys`, or all of them. */

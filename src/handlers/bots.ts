@@ -1,7 +1,7 @@
 // Bots: GET and POST /bots, PATCH and DELETE /bots/{bot_id}, and
 // POST /bots/{bot_id}/api_key/regenerate.
-import { doCreateBot, doRegenerateBotKey, doUpdateBot } from '../actions/bots';
-import { doDeactivateUser } from '../actions/users';
+import { doCreateBot, doRegenerateBotKey, doUpdateBot } from '../actions/users/bots';
+import { doDeactivateUser } from '../actions/users/users';
 import {
   BotInterface,
   BotType,

@@ -1,5 +1,5 @@
 // Video calls: GET /calls/bigbluebutton/create.
-import { doGetServerSecret } from '../actions/server-secrets';
+import { doGetServerSecret } from '../actions/users/server-secrets';
 import { BIGBLUEBUTTON_SECRET, bigBlueButtonUrl } from '../lib/calls/bigbluebutton';
 import type { Handler, HandlerMap } from './types';
 

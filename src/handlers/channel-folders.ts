@@ -4,7 +4,7 @@ import {
   doCreateChannelFolder,
   doReorderChannelFolders,
   doUpdateChannelFolder,
-} from '../actions/channel-folders';
+} from '../actions/channels/channel-folders';
 import { listChannelFolders, presentChannelFolder } from '../lib/channels/channel-folders';
 import type { Handler, HandlerMap } from './types';
 

@@ -8,7 +8,7 @@ import {
   doRemoveDefaultStreamGroup,
   doUpdateDefaultStreamGroup,
   doUpdateDefaultStreamGroupStreams,
-} from '../actions/default-streams';
+} from '../actions/channels/default-streams';
 import type { Handler, HandlerMap } from './types';
 
 /** An administrator makes a channel a default channel. */

@@ -1,5 +1,5 @@
 // Drafts: GET and POST /drafts, PATCH and DELETE /drafts/{draft_id}.
-import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/drafts';
+import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/messages/drafts';
 import {
   checkDraftsEnabled,
   listDrafts,

@@ -8,7 +8,7 @@ import {
   doRevokeEmailInvite,
   doRevokeInviteLink,
   type InviteOptions,
-} from '../actions/invites';
+} from '../actions/invites/invites';
 import { requireMemberOrAdmin } from '../lib/groups/user-groups';
 import { listInvites } from '../lib/invites/invites';
 import { Role } from '../lib/constants';

@@ -5,7 +5,7 @@ import {
   doRemoveLinkifier,
   doReorderLinkifiers,
   doUpdateLinkifier,
-} from '../actions/linkifiers';
+} from '../actions/realm/linkifiers';
 import { listLinkifiers } from '../lib/realm/linkifiers';
 import type { Handler, HandlerMap } from './types';
 

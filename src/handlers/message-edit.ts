@@ -1,8 +1,8 @@
 // Changing messages after sending: PATCH /messages/{message_id} (edit or move),
 // GET /messages/{message_id}/history and DELETE /messages/{message_id}.
 import type { components } from '../../generated/api';
-import { doDeleteMessage } from '../actions/message-delete';
-import { doUpdateMessage } from '../actions/message-edit';
+import { doDeleteMessage } from '../actions/messages/message-delete';
+import { doUpdateMessage } from '../actions/messages/message-edit';
 import { ApiError } from '../errors';
 import { messageSnapshots } from '../lib/messages/edit-history';
 import { accessMessage } from '../lib/messages/message-access';

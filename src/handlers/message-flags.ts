@@ -5,7 +5,7 @@ import {
   doMarkChannelAsRead,
   doUpdateMessageFlags,
   type FlagUpdate,
-} from '../actions/message-flags';
+} from '../actions/messages/message-flags';
 import { badRequest } from '../errors';
 import { MAX_MESSAGES_PER_FETCH, fetchMessages } from '../lib/messages/message-fetch';
 import { readableChannel, topicReceived } from '../lib/messages/read-state';

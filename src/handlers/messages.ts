@@ -1,8 +1,8 @@
 // Messages: POST and GET /messages, GET /messages/{message_id},
 // and GET /messages/matches_narrow (flags are message-flags.ts).
 import type { components } from '../../generated/api';
-import { doReportMessage } from '../actions/message-report';
-import { doSendMessage } from '../actions/messages';
+import { doReportMessage } from '../actions/messages/message-report';
+import { doSendMessage } from '../actions/messages/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
 import { defaultReadBySender, holdsCanForgeSender } from '../lib/messages/message-send';

@@ -1,5 +1,5 @@
 // Muted users: POST and DELETE /users/me/muted_users/{muted_user_id}.
-import { doMuteUser, doUnmuteUser } from '../actions/muted-users';
+import { doMuteUser, doUnmuteUser } from '../actions/users/muted-users';
 import type { Handler, HandlerMap } from './types';
 
 /** Mutes a user for the requester. */

@@ -3,7 +3,7 @@ import {
   doAddNavigationView,
   doEditNavigationView,
   doRemoveNavigationView,
-} from '../actions/navigation-views';
+} from '../actions/users/navigation-views';
 import { presentNavigationView } from '../lib/users/navigation-views';
 import type { Handler, HandlerMap } from './types';
 

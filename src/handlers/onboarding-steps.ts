@@ -1,5 +1,5 @@
 // Onboarding steps: POST /users/me/onboarding_steps.
-import { doMarkOnboardingStepAsRead } from '../actions/onboarding-steps';
+import { doMarkOnboardingStepAsRead } from '../actions/users/onboarding-steps';
 import type { Handler, HandlerMap } from './types';
 
 /** The user marks an onboarding step as read. */

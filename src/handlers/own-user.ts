@@ -1,5 +1,5 @@
 // GET /users/me, DELETE /users/me and POST /users/me/api_key/regenerate.
-import { doDeactivateUser, doRegenerateApiKey } from '../actions/users';
+import { doDeactivateUser, doRegenerateApiKey } from '../actions/users/users';
 import { maxMessageId } from '../lib/messages/messages';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { presentUser, realmHost } from '../lib/users/users';

@@ -1,5 +1,5 @@
 // Code playgrounds: POST /realm/playgrounds and DELETE /realm/playgrounds/{playground_id}.
-import { doAddPlayground, doRemovePlayground } from '../actions/playgrounds';
+import { doAddPlayground, doRemovePlayground } from '../actions/realm/playgrounds';
 import type { Handler, HandlerMap } from './types';
 
 /** An administrator adds a code playground. */

@@ -1,6 +1,6 @@
 // POST /users/me/presence, GET /realm/presence and
 // GET /users/{user_id_or_email}/presence.
-import { doUpdatePresence } from '../actions/presence';
+import { doUpdatePresence } from '../actions/users/presence';
 import { ApiError } from '../errors';
 import { readPresences, singleUserPresence } from '../lib/users/presence';
 import { accessUserByEmail, realmHost } from '../lib/users/users';

@@ -7,7 +7,7 @@ import {
   doDeleteCustomProfileField,
   doReorderCustomProfileFields,
   doUpdateCustomProfileField,
-} from '../actions/profile-fields';
+} from '../actions/users/profile-fields';
 import { requireAdministrator } from '../lib/realm/admin';
 import { listCustomProfileFields } from '../lib/users/profile-fields';
 import type { Handler, HandlerMap } from './types';

@@ -6,7 +6,11 @@
 // registration for end-to-end encrypted notifications, which only Zulip's
 // push notification service can complete.
 import type { User } from '../../generated/prisma/sqlite/client';
-import { doAddPushDeviceToken, doRemovePushDeviceToken, PushKind } from '../actions/push-devices';
+import {
+  doAddPushDeviceToken,
+  doRemovePushDeviceToken,
+  PushKind,
+} from '../actions/users/push-devices';
 import { ApiError } from '../errors';
 import { hasPushDevice } from '../lib/users/push-devices';
 import type { Handler, HandlerMap } from './types';

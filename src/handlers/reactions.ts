@@ -1,5 +1,5 @@
 // Emoji reactions: POST and DELETE /messages/{message_id}/reactions.
-import { doAddReaction, doRemoveReaction } from '../actions/reactions';
+import { doAddReaction, doRemoveReaction } from '../actions/messages/reactions';
 import type { Handler, HandlerMap } from './types';
 
 /** Adds the user's emoji reaction to a message. */

@@ -4,7 +4,7 @@ import {
   doAddRealmDomain,
   doChangeRealmDomain,
   doRemoveRealmDomain,
-} from '../actions/realm-domains';
+} from '../actions/realm/realm-domains';
 import { listRealmDomains } from '../lib/realm/domains';
 import type { Handler, HandlerMap } from './types';
 

@@ -1,5 +1,5 @@
 // GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name}.
-import { doAddRealmEmoji, doRemoveRealmEmoji } from '../actions/realm-emoji';
+import { doAddRealmEmoji, doRemoveRealmEmoji } from '../actions/emoji/realm-emoji';
 import { ApiError } from '../errors';
 import { unicodeEmojiCode } from '../lib/emoji/emoji';
 import { userHoldsRealmPermission } from '../lib/groups/permissions';

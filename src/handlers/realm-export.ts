@@ -1,6 +1,6 @@
 // Organization exports: POST, GET and DELETE /export/realm, and GET
 // /export/realm/consents. Administrators only.
-import { doDeleteRealmExport, doStartRealmExport } from '../actions/realm-export';
+import { doDeleteRealmExport, doStartRealmExport } from '../actions/export/realm-export';
 import { exportConsents, ExportType, listRealmExports } from '../lib/export/realm-exports';
 import { requireAdministrator } from '../lib/realm/admin';
 import type { Handler, HandlerMap } from './types';

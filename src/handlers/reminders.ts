@@ -1,5 +1,5 @@
 // Message reminders: GET and POST /reminders, DELETE /reminders/{reminder_id}.
-import { doCreateReminder, doDeleteReminder } from '../actions/reminders';
+import { doCreateReminder, doDeleteReminder } from '../actions/messages/reminders';
 import { listReminders, presentReminder } from '../lib/messages/reminders';
 import type { Handler, HandlerMap } from './types';
 

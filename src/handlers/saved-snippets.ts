@@ -4,7 +4,7 @@ import {
   doCreateSavedSnippet,
   doDeleteSavedSnippet,
   doEditSavedSnippet,
-} from '../actions/saved-snippets';
+} from '../actions/messages/saved-snippets';
 import { listSavedSnippets, presentSavedSnippet } from '../lib/messages/saved-snippets';
 import type { Handler, HandlerMap } from './types';
 

@@ -4,7 +4,7 @@ import {
   doCreateScheduledMessage,
   doDeleteScheduledMessage,
   doUpdateScheduledMessage,
-} from '../actions/scheduled-messages';
+} from '../actions/messages/scheduled-messages';
 import { listScheduledMessages, presentScheduledMessage } from '../lib/messages/scheduled-messages';
 import type { Handler, HandlerMap } from './types';
 

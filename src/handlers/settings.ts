@@ -1,6 +1,6 @@
 // PATCH /settings and PATCH /realm/user_settings_defaults.
-import { doUpdateRealmUserSettingsDefaults } from '../actions/realm-user-defaults';
-import { doUpdateUserSettings } from '../actions/user-settings';
+import { doUpdateRealmUserSettingsDefaults } from '../actions/realm/realm-user-defaults';
+import { doUpdateUserSettings } from '../actions/users/user-settings';
 import {
   defaultableSettingNames,
   userSettingNames,

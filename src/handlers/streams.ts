@@ -2,8 +2,8 @@
 // GET /get_stream_id, GET /streams/{stream_id}/members and /email_address,
 // and GET /users/me/{stream_id}/topics.
 import type { components } from '../../generated/api';
-import { doGetServerSecret } from '../actions/server-secrets';
-import { doArchiveStream, doUpdateStream } from '../actions/streams';
+import { doGetServerSecret } from '../actions/users/server-secrets';
+import { doArchiveStream, doUpdateStream } from '../actions/channels/streams';
 import { ApiError, badRequest } from '../errors';
 import { channelEmailAddress, channelEmailToken } from '../lib/channels/email-address';
 import { ChannelAccess } from '../lib/channels/stream-access';
@@ -15,7 +15,7 @@ import {
   streamGroupSettings,
   type StreamGroupSetting,
 } from '../lib/channels/streams';
-import type { GroupSettingChange } from '../actions/stream-settings';
+import type { GroupSettingChange } from '../actions/channels/stream-settings';
 import { displayTopic, topicHistory } from '../lib/channels/topics';
 import type { Handler, HandlerMap } from './types';
 

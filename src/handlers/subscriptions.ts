@@ -3,14 +3,14 @@
 // /users/me/subscriptions/{stream_id} and
 // GET /users/{user_id}/subscriptions/{stream_id}.
 import type { components } from '../../generated/api';
-import type { NewStreamSettings } from '../actions/streams';
+import type { NewStreamSettings } from '../actions/channels/streams';
 import {
   doSubscribe,
   doUnsubscribe,
   doUpdateSubscriptionProperties,
   type PropertyChange,
-} from '../actions/subscriptions';
-import { doUpdateSubscriptions } from '../actions/subscriptions-update';
+} from '../actions/channels/subscriptions';
+import { doUpdateSubscriptions } from '../actions/channels/subscriptions-update';
 import { badRequest } from '../errors';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { ChannelAccess, isAdmin } from '../lib/channels/stream-access';

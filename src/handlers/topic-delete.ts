@@ -1,5 +1,5 @@
 // POST /streams/{stream_id}/delete_topic.
-import { doDeleteTopic } from '../actions/message-delete';
+import { doDeleteTopic } from '../actions/messages/message-delete';
 import type { Handler, HandlerMap } from './types';
 
 /** Deletes the messages of a topic, batch by batch; `complete` is false when time ran out first. */

@@ -1,5 +1,5 @@
 // Typing notifications: POST /typing and POST /messages/{message_id}/typing.
-import { doSetMessageEditTypingStatus, doSetTypingStatus } from '../actions/typing';
+import { doSetMessageEditTypingStatus, doSetTypingStatus } from '../actions/messages/typing';
 import type { Handler, HandlerMap } from './types';
 
 /** Announces that the user started or stopped composing to a conversation. */

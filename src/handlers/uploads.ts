@@ -1,7 +1,7 @@
 // POST /user_uploads, GET /user_uploads/{realm_id_str}/{filename} (a
 // temporary URL), GET /attachments and DELETE /attachments/{attachment_id}.
-import { doGetServerSecret } from '../actions/server-secrets';
-import { doDeleteAttachment, doUploadFile } from '../actions/uploads';
+import { doGetServerSecret } from '../actions/users/server-secrets';
+import { doDeleteAttachment, doUploadFile } from '../actions/uploads/uploads';
 import { ApiError } from '../errors';
 import { attachmentForUser, attachmentsOf, uploadSpaceUsed } from '../lib/uploads/attachments';
 import { temporaryUrl, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls';

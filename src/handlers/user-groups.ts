@@ -8,7 +8,7 @@ import {
   doUpdateUserGroup,
   doUpdateUserGroupMembers,
   type SettingChange,
-} from '../actions/user-groups';
+} from '../actions/groups/user-groups';
 import { ApiError } from '../errors';
 import type { GroupSettingValue } from '../lib/groups/group-settings';
 import { groupMemberIds, subgroupIds } from '../lib/groups/membership';

@@ -1,6 +1,6 @@
 // User status: GET /users/{user_id}/status, POST /users/me/status and, for
 // administrators, POST /users/{user_id}/status.
-import { doUpdateUserStatus } from '../actions/user-status';
+import { doUpdateUserStatus } from '../actions/users/user-status';
 import { ApiError } from '../errors';
 import { presentUserStatus } from '../lib/users/user-status';
 import { accessUserById } from '../lib/users/users';

@@ -1,6 +1,6 @@
 // Topic visibility policies: POST /user_topics and the legacy
 // PATCH /users/me/subscriptions/muted_topics.
-import { doMuteTopic, doSetUserTopicVisibilityPolicy } from '../actions/user-topics';
+import { doMuteTopic, doSetUserTopicVisibilityPolicy } from '../actions/users/user-topics';
 import type { Handler, HandlerMap } from './types';
 
 /** Sets the user's visibility policy for a topic. */

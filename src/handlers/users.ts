@@ -7,7 +7,7 @@ import {
   doReactivateUser,
   doUpdateUser,
   type UserChange,
-} from '../actions/users';
+} from '../actions/users/users';
 import type { User } from '../../generated/prisma/sqlite/client';
 import { profileDataOf } from '../lib/users/profile-fields';
 import { accessUserByEmail, accessUserById, presentUser, realmHost } from '../lib/users/users';

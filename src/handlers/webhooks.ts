@@ -1,6 +1,6 @@
 // Incoming webhooks: POST /external/json, the generic JSON integration. The
 // request body is the payload itself (x-payload-body), not parameters.
-import { doSendWebhookMessage } from '../actions/webhooks';
+import { doSendWebhookMessage } from '../actions/webhooks/webhooks';
 import {
   JSON_WEBHOOK_CLIENT,
   JSON_WEBHOOK_TOPIC,

@@ -15,7 +15,7 @@ import { pathIdOfToken, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls'
 import { emojiImageKey } from '../lib/emoji/realm-emoji';
 import { isWellFormedPathId } from '../lib/uploads/uploads';
 import { isExportKey } from '../lib/export/realm-exports';
-import { doGetServerSecret } from '../actions/server-secrets';
+import { doGetServerSecret } from '../actions/users/server-secrets';
 import type { Services } from '../services';
 
 const notFound = () => new ApiError('File not found', 'NOT_FOUND', 404);

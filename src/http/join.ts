@@ -1,7 +1,7 @@
 // The join page an invitation mail links to, outside /api/v1 and without
 // credentials: GET /join/<key> shows a plain HTML form (full name, password,
 // and the email address for a reusable link), POST /join/<key> creates the
-// account (src/actions/invite-join.ts). An unknown, expired, revoked or used
+// account (src/actions/invites/invite-join.ts). An unknown, expired, revoked or used
 // key gets a page saying so. No scripts, styles from elsewhere, or images.
 import type Koa from 'koa';
 import {
@@ -9,7 +9,7 @@ import {
   InviteUnusable,
   MIN_PASSWORD_LENGTH,
   usableInviteByKey,
-} from '../actions/invite-join';
+} from '../actions/invites/invite-join';
 import { ApiError } from '../errors';
 import { escapeHtml } from '../lib/mail/mailer';
 import { realmUrl } from '../lib/realm/realms';

@@ -27,9 +27,9 @@
 // default channel group 1, Newcomers (design, random), and Hamlet's alert
 // words `castle` and `Elsinore`. Last, export 1, by Iago, and leadership as
 // the channel that reports of messages go to.
-import { runningExports } from '../../src/actions/realm-export';
-import { doCreateRealm } from '../../src/actions/realms';
-import { doChangeServerPermission } from '../../src/actions/server-permissions';
+import { runningExports } from '../../src/actions/export/realm-export';
+import { doCreateRealm } from '../../src/actions/realm/realms';
+import { doChangeServerPermission } from '../../src/actions/users/server-permissions';
 import { Role } from '../../src/lib/constants';
 import type { User } from '../../generated/prisma/sqlite/client';
 import type { TestServer } from './server';

@@ -2,7 +2,7 @@
 // named group reads back as its ID; an anonymous group (no name) reads back as
 // its direct members and subgroups. This file also knows each setting's rules
 // (which system groups it accepts) and checks a requested value against them;
-// actions/group-settings.ts stores the value.
+// actions/groups/group-settings.ts stores the value.
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';

@@ -1,0 +1,453 @@
+// Creating, archiving and changing channels. Each change is one transaction;
+// `stream` events go out after the commit to the users who may see the channel.
+import type { Realm, Stream, User } from '../../../generated/prisma/sqlite/client';
+import type { Db, OnCommit } from '../../db/client';
+import { ApiError, badRequest } from '../../errors';
+import { MAX_STREAM_DESCRIPTION_LENGTH, Role, SystemGroup } from '../../lib/constants';
+import { canonicalSettingValue, type GroupSettingValue } from '../../lib/groups/group-settings';
+import { resolveGroupSettingValue } from '../groups/group-settings';
+import { renderDescription } from '../../lib/channels/stream-description';
+import { ChannelAccess, isAdmin, isGuest } from '../../lib/channels/stream-access';
+import { metadataAccessUserIds } from '../../lib/channels/stream-audience';
+import {
+  checkStreamName,
+  everyoneAllowed,
+  presentStreams,
+  streamByName,
+  streamGroupDefaults,
+  streamGroupSettings,
+  systemGroupIds,
+  type StreamGroupSetting,
+} from '../../lib/channels/streams';
+import { requireAdministrator } from '../../lib/realm/admin';
+import type { EventBody, EventOf } from '../../events/queues';
+import type { Services } from '../../services';
+import { announceDefaultStreams, forgetArchivedDefaultStream } from './default-streams';
+import { applyStreamSettings, type StreamSettingChanges } from './stream-settings';
+
+/** Channel objects as the contract types them: presentStreams builds them field by field. */
+type Channel = EventOf<'stream', 'create'>['streams'][number];
+
+/** The settings of channels a subscribe request may create. */
+export interface NewStreamSettings {
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  isDefault: boolean;
+  /** Null picks the default: public for public channels, protected for private ones. */
+  historyPublicToSubscribers: boolean | null;
+  /** Null follows the organization; -1 keeps forever. */
+  messageRetentionDays: number | null;
+  topicsPolicy: string;
+  folderId: number | null;
+  /** Requested permission values; settings left out get their defaults. */
+  groups: Partial<Record<StreamGroupSetting, GroupSettingValue>>;
+}
+
+/** A channel to create: its name and description. */
+export interface NewStream {
+  name: string;
+  description: string;
+}
+
+/** Refuses settings the creator may not choose, with Zulip's messages (checked before creating anything). */
+export async function checkCreationPermissions(
+  access: ChannelAccess,
+  realm: Realm,
+  settings: NewStreamSettings,
+): Promise<void> {
+  const user = access.user;
+  const holds = async (groupId: number) => !isGuest(user) && (await access.holds(groupId));
+  if (settings.inviteOnly && !(await holds(realm.canCreatePrivateChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  if (!settings.inviteOnly && !(await holds(realm.canCreatePublicChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  if (settings.isDefault && !isAdmin(user)) throw badRequest('Insufficient permission');
+  if (settings.inviteOnly && settings.isDefault)
+    throw badRequest('A default channel cannot be private.');
+  if (settings.isWebPublic && !(await holds(realm.canCreateWebPublicChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  if (settings.isWebPublic && settings.inviteOnly) throw badRequest('Invalid parameters');
+  if (settings.messageRetentionDays !== null && user.role !== Role.OWNER) {
+    throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
+  }
+  if (settings.topicsPolicy !== 'inherit' && user.role > Role.MEMBER)
+    throw badRequest('Insufficient permission');
+}
+
+/**
+ * Creates the channels of `wanted` inside an open transaction, with the
+ * permission groups they need, and publishes `stream` create events after the
+ * commit. Returns the created channels.
+ */
+export async function createStreams(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  creator: User,
+  wanted: NewStream[],
+  settings: NewStreamSettings,
+): Promise<Stream[]> {
+  const system = await systemGroupIds(tx, realm.id);
+  const nobodyId = system.get(SystemGroup.NOBODY)!;
+  const created: Stream[] = [];
+  for (const item of wanted) {
+    const groupIds: Record<string, number> = {};
+    for (const [setting, column] of Object.entries(streamGroupSettings) as [
+      StreamGroupSetting,
+      string,
+    ][]) {
+      const requested = settings.groups[setting];
+      const value: GroupSettingValue =
+        requested !== undefined
+          ? canonicalSettingValue(requested, nobodyId)
+          : streamGroupDefaults[setting] === 'creator'
+            ? { direct_members: [creator.id], direct_subgroups: [] }
+            : system.get(streamGroupDefaults[setting] as never)!;
+      if (
+        (setting === 'can_delete_any_message_group' ||
+          setting === 'can_delete_own_message_group') &&
+        value !== nobodyId &&
+        creator.role > Role.MODERATOR
+      ) {
+        throw badRequest('Insufficient permission');
+      }
+      groupIds[column] = await resolveGroupSettingValue(
+        tx,
+        realm.id,
+        setting,
+        { allowNobody: true, allowEveryone: everyoneAllowed.has(setting) },
+        value,
+      );
+    }
+    const name = item.name.trim();
+    const description = item.description.replace(/\n/g, ' ');
+    const stream = await tx.stream.create({
+      data: {
+        realmId: realm.id,
+        name,
+        nameLower: name.toLowerCase(),
+        description,
+        renderedDescription: await renderDescription(
+          tx,
+          realm,
+          description,
+          services.config.externalUrl,
+        ),
+        inviteOnly: settings.inviteOnly,
+        isWebPublic: settings.isWebPublic,
+        historyPublicToSubscribers: settings.inviteOnly
+          ? (settings.historyPublicToSubscribers ?? false)
+          : true,
+        messageRetentionDays: settings.messageRetentionDays,
+        topicsPolicy: settings.topicsPolicy,
+        folderId: settings.folderId,
+        isDefault: settings.isDefault,
+        creatorId: creator.id,
+        ...(groupIds as Record<(typeof streamGroupSettings)[StreamGroupSetting], number>),
+      },
+    });
+    created.push(stream);
+  }
+  if (created.length > 0) {
+    const objects = await presentStreams(tx, created);
+    const audiences = await Promise.all(created.map((s) => metadataAccessUserIds(tx, s)));
+    if (settings.isDefault) await announceDefaultStreams(tx, onCommit, services, realm.id);
+    onCommit(() => {
+      created.forEach((_, i) => {
+        const event: EventBody = {
+          type: 'stream',
+          op: 'create',
+          streams: [{ ...objects[i], stream_weekly_traffic: null } as unknown as Channel],
+          for_unarchiving: false,
+        };
+        services.bus.publish(event, audiences[i]);
+      });
+    });
+  }
+  return created;
+}
+
+/** Checks that `user` may administer `stream`; "Invalid channel ID" when they may not even see it. */
+export async function checkCanAdminister(
+  access: ChannelAccess,
+  stream: Stream | null,
+): Promise<Stream> {
+  if (!stream) throw badRequest('Invalid channel ID');
+  if (await access.canAdminister(stream)) return stream;
+  if (await access.hasContentAccess(stream))
+    throw badRequest('You do not have permission to administer this channel.');
+  throw badRequest('Invalid channel ID');
+}
+
+/** Publishes a `stream` update event for one property to everyone who may see the channel. */
+function publishStreamUpdate(
+  onCommit: OnCommit,
+  services: Services,
+  stream: Stream,
+  audience: number[],
+  property: string,
+  value: EventOf<'stream', 'update'>['value'],
+  extra: Partial<EventOf<'stream', 'update'>> = {},
+): void {
+  onCommit(() =>
+    services.bus.publish(
+      {
+        type: 'stream',
+        op: 'update',
+        stream_id: stream.id,
+        name: stream.name,
+        property,
+        value,
+        ...extra,
+      },
+      audience,
+    ),
+  );
+}
+
+/** Archives a channel: no new messages, out of the default channels; subscriptions stay. */
+export async function doArchiveStream(
+  services: Services,
+  user: User,
+  streamId: number,
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const access = new ChannelAccess(tx, user);
+    const stream = await checkCanAdminister(
+      access,
+      await tx.stream.findFirst({ where: { id: streamId, realmId: user.realmId } }),
+    );
+    if (stream.isArchived) throw badRequest('Channel is already deactivated');
+    await forgetArchivedDefaultStream(tx, onCommit, services, stream);
+    const updated = await tx.stream.update({
+      where: { id: stream.id },
+      data: { isArchived: true },
+    });
+    const audience = await metadataAccessUserIds(tx, updated);
+    // Clients that understand archived channels see it change; others see it go.
+    const gone: EventBody = {
+      type: 'stream',
+      op: 'delete',
+      streams: [{ stream_id: stream.id }],
+      stream_ids: [stream.id],
+      for_archiving: true,
+    };
+    onCommit(() =>
+      services.bus.publish(
+        {
+          type: 'stream',
+          op: 'update',
+          stream_id: stream.id,
+          name: stream.name,
+          property: 'is_archived',
+          value: true,
+        },
+        audience,
+        {
+          capability: 'archived_channels',
+          event: gone,
+        },
+      ),
+    );
+  });
+}
+
+/** What PATCH /streams/{stream_id} may change here. */
+export interface StreamChanges {
+  description?: string;
+  newName?: string;
+  isPrivate?: boolean;
+  isWebPublic?: boolean;
+  historyPublicToSubscribers?: boolean;
+  isArchived?: boolean;
+  /** Make the channel a default channel (true) or take it out of them (false); administrators only. */
+  isDefault?: boolean;
+  /** Retention, topic policy, folder and permission settings. */
+  settings?: StreamSettingChanges;
+}
+
+/** Changes a channel's name, description, privacy, settings or archived state, with one event per property. */
+export async function doUpdateStream(
+  services: Services,
+  realm: Realm,
+  user: User,
+  streamId: number,
+  changes: StreamChanges,
+): Promise<void> {
+  await services.db.write(async (tx, onCommit) => {
+    const access = new ChannelAccess(tx, user);
+    let stream = await checkCanAdminister(
+      access,
+      await tx.stream.findFirst({ where: { id: streamId, realmId: realm.id } }),
+    );
+    const before = await metadataAccessUserIds(tx, stream);
+    if (changes.isDefault !== undefined) requireAdministrator(user);
+    if ((changes.isPrivate ?? stream.inviteOnly) && (changes.isDefault ?? stream.isDefault))
+      throw badRequest('A default channel cannot be private.');
+    const privacyChanged =
+      changes.isPrivate !== undefined ||
+      changes.isWebPublic !== undefined ||
+      changes.historyPublicToSubscribers !== undefined;
+    if (privacyChanged) {
+      const inviteOnly = changes.isPrivate ?? stream.inviteOnly;
+      const webPublic = changes.isWebPublic ?? stream.isWebPublic;
+      const history =
+        changes.historyPublicToSubscribers ??
+        (changes.isPrivate !== undefined ? !changes.isPrivate : stream.historyPublicToSubscribers);
+      if ((webPublic && !history) || (webPublic && inviteOnly) || (!inviteOnly && !history))
+        throw badRequest('Invalid parameters');
+      if (changes.isPrivate !== undefined && !(await access.hasContentAccess(stream)))
+        throw badRequest('Channel content access is required.');
+      if (changes.isPrivate === true && !(await access.holds(realm.canCreatePrivateChannelGroupId)))
+        throw badRequest('Insufficient permission');
+      if (changes.isPrivate === false && !(await access.holds(realm.canCreatePublicChannelGroupId)))
+        throw badRequest('Insufficient permission');
+      if (changes.isWebPublic && !(await access.holds(realm.canCreateWebPublicChannelGroupId)))
+        throw badRequest('Insufficient permission');
+      stream = await tx.stream.update({
+        where: { id: stream.id },
+        data: { inviteOnly, isWebPublic: webPublic, historyPublicToSubscribers: history },
+      });
+      const after = await metadataAccessUserIds(tx, stream);
+      const objects = await presentStreams(tx, [stream]);
+      const gained = after.filter((id) => !before.includes(id));
+      const lost = before.filter((id) => !after.includes(id));
+      onCommit(() => {
+        if (gained.length)
+          services.bus.publish(
+            {
+              type: 'stream',
+              op: 'create',
+              streams: objects as unknown as Channel[],
+              for_unarchiving: false,
+            },
+            gained,
+          );
+        if (lost.length)
+          services.bus.publish(
+            {
+              type: 'stream',
+              op: 'delete',
+              streams: [{ stream_id: stream.id }],
+              stream_ids: [stream.id],
+              for_archiving: false,
+            },
+            lost,
+          );
+      });
+      const extra = { history_public_to_subscribers: history, is_web_public: webPublic };
+      publishStreamUpdate(
+        onCommit,
+        services,
+        stream,
+        after.filter((id) => !gained.includes(id)),
+        'invite_only',
+        inviteOnly,
+        extra,
+      );
+    }
+    if (changes.isDefault !== undefined && changes.isDefault !== stream.isDefault) {
+      stream = await tx.stream.update({
+        where: { id: stream.id },
+        data: { isDefault: changes.isDefault },
+      });
+      await announceDefaultStreams(tx, onCommit, services, realm.id);
+    }
+    if (changes.settings)
+      stream = await applyStreamSettings(
+        tx,
+        onCommit,
+        services,
+        realm,
+        user,
+        access,
+        stream,
+        changes.settings,
+      );
+    if (changes.isArchived === false && stream.isArchived) {
+      stream = await tx.stream.update({ where: { id: stream.id }, data: { isArchived: false } });
+      const audience = await metadataAccessUserIds(tx, stream);
+      const [object] = await presentStreams(tx, [stream]);
+      const back: EventBody = {
+        type: 'stream',
+        op: 'create',
+        streams: [object as unknown as Channel],
+        for_unarchiving: true,
+      };
+      const unarchived = stream;
+      onCommit(() =>
+        services.bus.publish(
+          {
+            type: 'stream',
+            op: 'update',
+            stream_id: unarchived.id,
+            name: unarchived.name,
+            property: 'is_archived',
+            value: false,
+          },
+          audience,
+          {
+            capability: 'archived_channels',
+            event: back,
+          },
+        ),
+      );
+    }
+    if (changes.description !== undefined) {
+      const description = changes.description.replace(/\n/g, ' ');
+      if ([...description].length > MAX_STREAM_DESCRIPTION_LENGTH)
+        throw badRequest(
+          `description is too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters)`,
+        );
+      const rendered = await renderDescription(tx, realm, description, services.config.externalUrl);
+      stream = await tx.stream.update({
+        where: { id: stream.id },
+        data: { description, renderedDescription: rendered },
+      });
+      publishStreamUpdate(
+        onCommit,
+        services,
+        stream,
+        await metadataAccessUserIds(tx, stream),
+        'description',
+        description,
+        { rendered_description: rendered },
+      );
+    }
+    if (changes.newName !== undefined) {
+      const name = changes.newName.trim();
+      if (stream.name === name) throw badRequest('Channel already has that name.');
+      checkStreamName(name);
+      if (stream.name.toLowerCase() !== name.toLowerCase()) {
+        const clash = await streamByName(tx, realm.id, name);
+        if (clash) {
+          throw badRequest(
+            (await access.hasMetadataAccess(clash))
+              ? `Channel name '${name}' is already taken.`
+              : 'Insufficient permission',
+          );
+        }
+      }
+      const oldName = stream.name;
+      stream = await tx.stream.update({
+        where: { id: stream.id },
+        data: { name, nameLower: name.toLowerCase() },
+      });
+      const audience = await metadataAccessUserIds(tx, stream);
+      onCommit(() =>
+        services.bus.publish(
+          {
+            type: 'stream',
+            op: 'update',
+            stream_id: stream.id,
+            name: oldName,
+            property: 'name',
+            value: name,
+          },
+          audience,
+        ),
+      );
+    }
+  });
+}
