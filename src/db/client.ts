@@ -172,6 +172,8 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     },
     target.schema ? { schema: target.schema } : undefined,
   );
+  // Both generated clients come from one schema and differ only in the provider's
+  // name, so the SQLite client's type stands for both.
   const client = new PostgresClient({ adapter }) as unknown as Client;
   return new Database(client, 'postgresql', options.transactionTimeoutMs);
 }

@@ -140,6 +140,7 @@ export class StatementCache {
         }),
       };
     };
+    // The driver's prepare is not declared writable; replacing it is the point.
     (this.connection as unknown as { prepare: typeof adapterView }).prepare = adapterView;
   }
 }
@@ -152,6 +153,7 @@ export class CachingSqliteAdapter extends PrismaBetterSqlite3 {
   override async connect() {
     const adapter = await super.connect();
     this.statements = new StatementCache(
+      // The adapter keeps its better-sqlite3 connection in a field it does not declare.
       (adapter as unknown as { client: BetterSqlite3.Database }).client,
     );
     this.statements.install();

@@ -218,6 +218,7 @@ const JSON_TEXT = Symbol('JSON text');
  * top-level fields only; see textOfJson).
  */
 export function jsonText<T>(text: string): T {
+  // Deliberately typed as the value it encodes, so handlers return it in place of T.
   return { [JSON_TEXT]: text } as unknown as T;
 }
 

@@ -142,6 +142,7 @@ export function runScript(
   keys: string[],
   args: (string | number)[],
 ): Promise<unknown> {
+  // Scripts registered with defineCommand become methods that ioredis does not declare.
   const runner = (target as unknown as Record<ScriptName, Runner>)[name];
   return runner.call(target, ...keys, ...args);
 }

@@ -8,7 +8,6 @@ import { messageSnapshots } from '../lib/messages/edit-history';
 import { accessMessage } from '../lib/messages/message-access';
 import type { Handler, HandlerMap } from './types';
 
-type Snapshot = components['schemas']['EditHistorySnapshot'];
 type Attachment = components['schemas']['Attachment'];
 
 /** Edits a message's content, or moves it (and maybe its topic) to another topic or channel. */
@@ -49,7 +48,7 @@ export const getMessageHistory: Handler<'get-message-history'> = async ({
     realm.messageEditHistoryVisibilityPolicy,
     params.allow_empty_topic_name ?? false,
   );
-  return { message_history: snapshots as unknown as Snapshot[] };
+  return { message_history: snapshots };
 };
 
 /** Deletes a message. */

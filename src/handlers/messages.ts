@@ -1,6 +1,5 @@
 // Messages: POST and GET /messages, GET /messages/{message_id},
 // and GET /messages/matches_narrow (flags are message-flags.ts).
-import type { components } from '../../generated/api';
 import { doReportMessage } from '../actions/messages/message-report';
 import { doSendMessage } from '../actions/messages/messages';
 import { ApiError } from '../errors';
@@ -12,8 +11,6 @@ import { presentMessages } from '../lib/messages/messages';
 import { parseNarrow } from '../lib/narrow/narrow';
 import { realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
-
-type Message = components['schemas']['Message'];
 
 /** Sends a channel or direct message. */
 export const sendMessage: Handler<'send-message'> = async ({
@@ -57,7 +54,7 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
       numAfter: params.num_after ?? 0,
       includeAnchor: params.include_anchor ?? true,
       narrow: parseNarrow(params.narrow),
-      messageIds: params.message_ids as unknown as number[] | undefined,
+      messageIds: params.message_ids,
     });
     const messages = await presentMessages(
       db,
@@ -77,7 +74,7 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
   });
   const { fetched, messages } = result;
   return {
-    messages: messages as unknown as Message[],
+    messages,
     found_anchor: fetched.foundAnchor,
     found_oldest: fetched.foundOldest,
     found_newest: fetched.foundNewest,
@@ -103,7 +100,7 @@ export const getMessage: Handler<'get-message'> = async ({ params, services, use
         allowEmptyTopicName: params.allow_empty_topic_name ?? false,
       },
     );
-    return { raw_content: message.content, message: presented as unknown as Message };
+    return { raw_content: message.content, message: presented };
   });
 };
 
@@ -118,7 +115,7 @@ export const checkMessagesMatchNarrow: Handler<'check-messages-match-narrow'> = 
       db,
       services.db.provider,
       user,
-      params.msg_ids as unknown as number[],
+      params.msg_ids,
       parseNarrow(params.narrow),
     ),
   );

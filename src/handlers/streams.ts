@@ -1,7 +1,6 @@
 // Channels: GET /streams, GET/PATCH/DELETE /streams/{stream_id},
 // GET /get_stream_id, GET /streams/{stream_id}/members and /email_address,
 // and GET /users/me/{stream_id}/topics.
-import type { components } from '../../generated/api';
 import { doGetServerSecret } from '../actions/users/server-secrets';
 import { doArchiveStream, doUpdateStream } from '../actions/channels/streams';
 import { ApiError, badRequest } from '../errors';
@@ -18,8 +17,6 @@ import {
 import type { GroupSettingChange } from '../actions/channels/stream-settings';
 import { displayTopic, topicHistory } from '../lib/channels/topics';
 import type { Handler, HandlerMap } from './types';
-
-type Channel = components['schemas']['Channel'];
 
 /** Lists channels by the flags of Part 4.20. */
 export const getStreams: Handler<'get-streams'> = async ({ params, services, user }) => {
@@ -38,7 +35,7 @@ export const getStreams: Handler<'get-streams'> = async ({ params, services, use
       : undefined;
     return presentStreams(db, selected, { defaultIds });
   });
-  return { streams: streams as unknown as Channel[] };
+  return { streams };
 };
 
 /** One channel the user has metadata access to. */
@@ -51,7 +48,7 @@ export const getStreamById: Handler<'get-stream-by-id'> = async ({ params, servi
       throw badRequest('Invalid channel ID');
     return (await presentStreams(db, [found]))[0];
   });
-  return { stream: stream as unknown as Channel };
+  return { stream };
 };
 
 /** The ID of a channel whose messages the user may read, found by name. */

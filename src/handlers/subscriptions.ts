@@ -2,7 +2,6 @@
 // POST /users/me/subscriptions/properties, PATCH
 // /users/me/subscriptions/{stream_id} and
 // GET /users/{user_id}/subscriptions/{stream_id}.
-import type { components } from '../../generated/api';
 import type { NewStreamSettings } from '../actions/channels/streams';
 import {
   doSubscribe,
@@ -23,8 +22,6 @@ import {
 } from '../lib/channels/subscriptions';
 import type { Handler, HandlerMap } from './types';
 
-type Subscription = components['schemas']['Subscription'];
-
 /** The user's subscriptions with their personal settings. */
 export const getSubscriptions: Handler<'get-subscriptions'> = async ({
   params,
@@ -39,7 +36,7 @@ export const getSubscriptions: Handler<'get-subscriptions'> = async ({
       new ChannelAccess(db, user),
     ),
   );
-  return { subscriptions: subscriptions as unknown as Subscription[] };
+  return { subscriptions };
 };
 
 /** `message_retention_days` as stored: null follows the organization, -1 keeps forever. */
@@ -80,9 +77,7 @@ export const subscribe: Handler<'subscribe'> = async ({ params, services, user, 
 
 /** Leaves channels, or removes `principals` from them. */
 export const unsubscribe: Handler<'unsubscribe'> = async ({ params, services, user, realm }) => {
-  const names = params.subscriptions as unknown as string[];
-  const principals = (params.principals as unknown as (number | string)[] | undefined) ?? [];
-  return doUnsubscribe(services, realm, user, names, principals);
+  return doUnsubscribe(services, realm, user, params.subscriptions, params.principals ?? []);
 };
 
 /** Joins and leaves channels in one request. */

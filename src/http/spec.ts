@@ -241,12 +241,12 @@ export async function loadSpec(path = specPath): Promise<{
     for (const p of (op.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
       const schema = (p.schema ?? p.content?.[JSON_TYPE]?.schema) as Schema | undefined;
       const where: ParamLocation = p.in === 'path' ? 'path' : 'query';
-      params.set(p.name, paramSpec(p.name, where, schema, p as unknown as Record<string, unknown>));
+      params.set(p.name, paramSpec(p.name, where, schema, { ...p }));
     }
     const body = op.requestBody as OpenAPIV3.RequestBodyObject | undefined;
     const media =
       body?.content[JSON_TYPE] ?? body?.content[URLENCODED_TYPE] ?? body?.content[MULTIPART_TYPE];
-    const extensions = op as unknown as Record<string, unknown>;
+    const extensions: Record<string, unknown> = { ...op };
     const payloadBody = extensions[PAYLOAD_BODY_EXTENSION] === true;
     // A payload's fields are its own, not parameters.
     const properties = payloadBody ? {} : bodyProperties(media?.schema as Schema | undefined);

@@ -7,6 +7,11 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { NarrowTerm } from '../events/queues';
+import type { operations } from '../../generated/api';
+
+/** The answer of POST /register as the contract describes it. */
+export type RegisterState =
+  operations['register-queue']['responses'][200]['content']['application/json'];
 
 /** What a provider knows about the registration. */
 export interface StateRequest {
@@ -37,7 +42,7 @@ export function wants(req: Pick<StateRequest, 'fetchEventTypes'>, type: string):
 }
 
 /** Computes the initial-state fields of one event type. */
-export type StateProvider = (req: StateRequest) => Promise<Record<string, unknown>>;
+export type StateProvider = (req: StateRequest) => Promise<Partial<RegisterState>>;
 
 /** An area's providers, by the event type that selects each. */
 export type StateProviders = Record<string, StateProvider>;

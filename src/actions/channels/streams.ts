@@ -25,9 +25,6 @@ import type { Services } from '../../services';
 import { announceDefaultStreams, forgetArchivedDefaultStream } from './default-streams';
 import { applyStreamSettings, type StreamSettingChanges } from './stream-settings';
 
-/** Channel objects as the contract types them: presentStreams builds them field by field. */
-type Channel = EventOf<'stream', 'create'>['streams'][number];
-
 /** The settings of channels a subscribe request may create. */
 export interface NewStreamSettings {
   inviteOnly: boolean;
@@ -158,7 +155,7 @@ export async function createStreams(
         const event: EventBody = {
           type: 'stream',
           op: 'create',
-          streams: [{ ...objects[i], stream_weekly_traffic: null } as unknown as Channel],
+          streams: [{ ...objects[i], stream_weekly_traffic: null }],
           for_unarchiving: false,
         };
         services.bus.publish(event, audiences[i]);
@@ -319,7 +316,7 @@ export async function doUpdateStream(
             {
               type: 'stream',
               op: 'create',
-              streams: objects as unknown as Channel[],
+              streams: objects,
               for_unarchiving: false,
             },
             gained,
@@ -372,7 +369,7 @@ export async function doUpdateStream(
       const back: EventBody = {
         type: 'stream',
         op: 'create',
-        streams: [object as unknown as Channel],
+        streams: [object],
         for_unarchiving: true,
       };
       const unarchived = stream;

@@ -19,11 +19,6 @@ import type { Services } from '../../services';
 import { channelFolderById } from '../../lib/channels/channel-folders';
 import { checkCreationPermissions, createStreams, type NewStreamSettings } from './streams';
 
-// The channel and subscription objects as the contract types them: the
-// presenters build them field by field.
-type Channel = EventOf<'stream', 'create'>['streams'][number];
-type SubscriptionObject = EventOf<'subscription', 'add'>['subscriptions'][number];
-
 /** One channel of a subscribe request. */
 export interface SubscribeItem {
   name: string;
@@ -131,7 +126,7 @@ export async function addSubscriptions(
             {
               type: 'stream',
               op: 'create',
-              streams: [streamObjects.get(s.id) as unknown as Channel],
+              streams: [streamObjects.get(s.id)!],
               for_unarchiving: false,
             },
             newcomers,
@@ -145,7 +140,7 @@ export async function addSubscriptions(
           {
             type: 'subscription',
             op: 'add',
-            subscriptions: mine.map((x) => x.obj as unknown as SubscriptionObject),
+            subscriptions: mine.map((x) => x.obj),
           },
           [userId],
         );

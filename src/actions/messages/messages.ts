@@ -262,8 +262,8 @@ export async function sendMessageIn(
     [],
     { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: false },
   );
-  // presentMessage builds the contract's Message object field by field; the event carries it without flags.
-  const body = presented as unknown as MessageEventBody['message'];
+  // The event carries the contract's Message object without flags.
+  const body: MessageEventBody['message'] = presented;
   const facts = messageFacts(message, sender, to, host, delivery);
   const publicChannel = to.kind === 'stream' && !to.stream.inviteOnly ? realm.id : null;
   onCommit(() =>
@@ -287,11 +287,11 @@ export async function sendMessageIn(
   }
   const calls = await serviceCalls(tx, sender, to, rendered.mentionedUserIds, delivery.userIds);
   if (calls.length > 0) {
-    const payload = {
+    const payload: WebhookMessage = {
       ...body,
       content: message.content,
       rendered_content: body.content,
-    } as unknown as WebhookMessage;
+    };
     onCommit(() =>
       dispatchOutgoingWebhooks(services, realm, host, payload, calls, (bot, reply) =>
         doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),

@@ -9,6 +9,7 @@
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import type { Addressee } from '../../lib/messages/message-send';
+import type { MessageEventBody } from '../../events/queues';
 import { BotInterface, BotType } from '../../lib/users/bots';
 import type { Services } from '../../services';
 
@@ -83,19 +84,7 @@ export async function serviceCalls(
 }
 
 /** The message as the payload carries it: the API's message object with the Markdown source. */
-export interface WebhookMessage {
-  id: number;
-  content: string;
-  rendered_content: string;
-  type: 'stream' | 'private';
-  sender_id: number;
-  sender_full_name: string;
-  display_recipient: unknown;
-  stream_id?: number;
-  subject: string;
-  timestamp: number;
-  [field: string]: unknown;
-}
+export type WebhookMessage = MessageEventBody['message'] & { rendered_content: string };
 
 /** Sends a reply as `bot` in the conversation of `message`. */
 export type Reply = (

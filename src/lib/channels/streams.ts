@@ -5,6 +5,7 @@ import type { Db } from '../../db/client';
 import { badRequest } from '../../errors';
 import { SystemGroup, type SystemGroupName } from '../constants';
 import { readGroupSettingValues, type GroupSettingValue } from '../groups/group-settings';
+import type { components } from '../../../generated/api';
 
 /** The channel's group-valued permission settings: API name and column. */
 export const streamGroupSettings = {
@@ -73,7 +74,7 @@ export async function systemGroupIds(
 }
 
 /** The channel object of Part 2.5. */
-export type ChannelObject = Record<string, unknown> & { stream_id: number; name: string };
+export type ChannelObject = components['schemas']['Channel'];
 
 /** Legacy `stream_post_policy` from the system group that may post. */
 function postPolicy(groupId: number, names: Map<number, SystemGroupName>): 1 | 2 | 3 | 4 {
@@ -146,7 +147,7 @@ export async function presentStreams(
         name,
         (values.get(s[column]) ?? s[column]) as GroupSettingValue,
       ]),
-    );
+    ) as Record<StreamGroupSetting, GroupSettingValue>;
     const policy = postPolicy(s.canSendMessageGroupId, systemNames);
     const t = stats.traffic.get(s.id);
     const ageDays = (now - s.dateCreated.getTime()) / DAY_MS;
@@ -165,7 +166,7 @@ export async function presentStreams(
       is_announcement_only: policy === 2,
       message_retention_days: s.messageRetentionDays,
       history_public_to_subscribers: s.historyPublicToSubscribers,
-      topics_policy: s.topicsPolicy,
+      topics_policy: s.topicsPolicy as ChannelObject['topics_policy'],
       first_message_id: s.firstMessageId,
       folder_id: s.folderId,
       is_recently_active:

@@ -4,7 +4,11 @@
 import type { Stream, Subscription, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ChannelAccess, isAdmin, isGuest } from './stream-access';
-import { presentStreams, type ChannelObject } from './streams';
+import { presentStreams } from './streams';
+import type { components } from '../../../generated/api';
+
+/** A subscription as the API shows it: the channel object with the user's own settings. */
+export type SubscriptionObject = components['schemas']['Subscription'];
 
 /** Colours given to new subscriptions, in order of preference. */
 export const STREAM_COLORS = [
@@ -97,7 +101,7 @@ export async function presentSubscriptions(
   subs: (Subscription & { stream: Stream })[],
   includeSubscribers: boolean,
   access?: ChannelAccess,
-): Promise<ChannelObject[]> {
+): Promise<SubscriptionObject[]> {
   const channels = await presentStreams(
     db,
     subs.map((s) => s.stream),
@@ -108,7 +112,7 @@ export async function presentSubscriptions(
         subs.map((s) => s.streamId),
       )
     : null;
-  const out: ChannelObject[] = [];
+  const out: SubscriptionObject[] = [];
   for (let i = 0; i < subs.length; i++) {
     const sub = subs[i];
     const visible = members !== null && (!access || (await canSeeSubscribers(access, sub.stream)));

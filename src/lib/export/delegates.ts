@@ -16,6 +16,8 @@ export interface TableDelegate {
 /** The delegate of `model` (`UserMessage` is `db.userMessage`). */
 export function delegateOf(db: Db, model: string): TableDelegate {
   const name = model[0].toLowerCase() + model.slice(1);
+  // Prisma's client types each model's delegate as its own property; looked up by
+  // name, they are read through the one shape the export and import use.
   const delegate = (db as unknown as Record<string, TableDelegate | undefined>)[name];
   if (!delegate) throw new Error(`no Prisma model ${model}`);
   return delegate;

@@ -18,7 +18,7 @@ type Token = MarkdownIt.Token;
 /** Token type of an image preview; meta is a PreviewMeta. */
 export const IMAGE_PREVIEW_TOKEN = 'zulip_image_preview';
 
-interface PreviewMeta {
+type PreviewMeta = {
   /** Where the preview links to: the link's own href. */
   href: string;
   /** The link's text, when it differs from its URL. */
@@ -27,7 +27,7 @@ interface PreviewMeta {
   src: string;
   /** Whether it is a video player rather than an image. */
   video: boolean;
-}
+};
 
 // More previewable URLs than this in one message, and none is previewed.
 const PREVIEW_LIMIT = 24;
@@ -248,7 +248,7 @@ function listItemEnd(tokens: Token[], inlineAt: number): number {
 
 /** Renders an image preview (or video player) in Zulip's shape. */
 export function renderImagePreview(tokens: Token[], idx: number): string {
-  const { href, title, src, video } = tokens[idx].meta as unknown as PreviewMeta;
+  const { href, title, src, video } = tokens[idx].meta as PreviewMeta;
   const titleAttr = title === undefined ? '' : ` title="${escapeHtml(title)}"`;
   const link = `<a href="${escapeHtml(href)}"${titleAttr}>`;
   if (video)

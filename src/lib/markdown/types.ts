@@ -75,7 +75,7 @@ export type ZulipEnv = {
 
 /** The ZulipEnv of a parser state (core, block or inline). */
 export function envOf(state: { env: MarkdownIt.Env }): ZulipEnv {
-  return state.env as unknown as ZulipEnv;
+  return state.env as ZulipEnv;
 }
 
 /** A fresh, empty result (html filled in at the end). */

@@ -4,6 +4,7 @@
 import type { Message } from '../../../generated/prisma/sqlite/client';
 import { badRequest } from '../../errors';
 import { displayTopic } from '../channels/topics';
+import type { components } from '../../../generated/api';
 
 /** One stored edit: who and when, and the values before (and after) it. */
 export interface EditEntry {
@@ -36,7 +37,7 @@ export function withEdit(message: Pick<Message, 'editHistory'>, entry: EditEntry
 }
 
 /** A snapshot of GET /messages/{id}/history. */
-export type Snapshot = Record<string, unknown>;
+export type Snapshot = components['schemas']['EditHistorySnapshot'];
 
 /**
  * The message's snapshots, oldest first: the message as sent, then its state

@@ -13,9 +13,19 @@ import { editHistoryPolicies } from '../realm/realm';
 import { displayTopic } from '../channels/topics';
 import { flagList } from './flags';
 import { apiEmail, avatarUrl, canSeeDeliveryEmail } from '../users/users';
+import type { components } from '../../../generated/api';
 
 /** The message object of the API. */
-export type MessageObject = Record<string, unknown> & { id: number; flags: string[] };
+export type MessageObject = components['schemas']['Message'];
+
+/** One reaction as a message object shows it. */
+type ReactionObject = components['schemas']['Reaction'];
+
+/** One entry of a message's edit history. */
+type EditHistoryEntry = components['schemas']['MessageEditHistoryEntry'];
+
+/** Fields a search adds to a message object: the highlighted matches. */
+export type SearchMatch = Pick<MessageObject, 'match_content' | 'match_subject'>;
 
 /** How the viewer asked for messages. */
 export interface PresentOptions {
@@ -69,29 +79,26 @@ export type Person = Pick<
 >;
 
 /** Edit history filtered by the organization's visibility policy, or undefined when hidden. */
-function visibleEditHistory(
-  raw: string | null,
-  policy: string,
-): Record<string, unknown>[] | undefined {
+function visibleEditHistory(raw: string | null, policy: string): EditHistoryEntry[] | undefined {
   if (!raw || policy === 'none') return undefined;
-  const entries = JSON.parse(raw) as Record<string, unknown>[];
+  const entries = JSON.parse(raw) as EditHistoryEntry[];
   if (policy === 'all') return entries;
   return entries
     .filter((e) => 'prev_topic' in e || 'prev_stream' in e)
-    .map((e) =>
-      Object.fromEntries(
-        Object.entries(e).filter(
-          ([k]) => !k.startsWith('prev_content') && !k.startsWith('prev_rendered'),
-        ),
-      ),
-    );
+    .map((e) => {
+      const moved = { ...e };
+      delete moved.prev_content;
+      delete moved.prev_rendered_content;
+      delete moved.prev_rendered_content_version;
+      return moved;
+    });
 }
 
 /** What presenting messages looks up: people, channel names and reactions. */
 export interface PresentLookups {
   userById: Map<number, Person>;
   streamName: Map<number, string>;
-  reactionsOf: Map<number, Record<string, unknown>[]>;
+  reactionsOf: Map<number, ReactionObject[]>;
 }
 
 /** Reads the lookups that presenting `messages` needs, in three queries. */
@@ -124,13 +131,13 @@ export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise
       Prisma.sql`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`,
     ),
   ]);
-  const reactionsOf = new Map<number, Record<string, unknown>[]>();
+  const reactionsOf = new Map<number, ReactionObject[]>();
   for (const r of reactions) {
     const list = reactionsOf.get(r.messageId) ?? [];
     list.push({
       emoji_name: r.emojiName,
       emoji_code: r.emojiCode,
-      reaction_type: r.reactionType,
+      reaction_type: r.reactionType as ReactionObject['reaction_type'],
       user_id: r.userId,
     });
     reactionsOf.set(r.messageId, list);
@@ -211,7 +218,7 @@ export async function presentMessages(
   messages: PresentedMessage[],
   flags: Map<number, string[]>,
   options: PresentOptions,
-  extra: Map<number, Record<string, unknown>> = new Map(),
+  extra: Map<number, SearchMatch> = new Map(),
 ): Promise<MessageObject[]> {
   if (messages.length === 0) return [];
   const lookups = await loadLookups(db, messages);
