@@ -3,9 +3,10 @@
 import type { components } from '../../generated/api';
 import { doDeleteMessage } from '../actions/messages/message-delete';
 import { doUpdateMessage } from '../actions/messages/message-edit';
-import { ApiError } from '../errors';
+import {} from '../errors';
 import { messageSnapshots } from '../lib/messages/edit-history';
 import { accessMessage } from '../lib/messages/message-access';
+import { topicParameter } from '../lib/messages/message-send';
 import type { Handler, HandlerMap } from './types';
 
 type Attachment = components['schemas']['Attachment'];
@@ -17,17 +18,9 @@ export const updateMessage: Handler<'update-message'> = async ({
   user,
   realm,
 }) => {
-  if (params.topic !== undefined && params.subject !== undefined) {
-    throw new ApiError(
-      "Can't decide between 'topic' and 'subject' arguments",
-      'REQUEST_CONFUSING_VAR',
-      400,
-      { var_name1: 'topic', var_name2: 'subject' },
-    );
-  }
   const detached = await doUpdateMessage(services, realm, user, params.message_id, {
     content: params.content,
-    topic: params.topic ?? params.subject,
+    topic: topicParameter(params),
     streamId: params.stream_id,
     propagateMode: params.propagate_mode ?? 'change_one',
     prevContentSha256: params.prev_content_sha256,

@@ -4,7 +4,11 @@ import { doReportMessage } from '../actions/messages/message-report';
 import { doSendMessage } from '../actions/messages/messages';
 import { ApiError } from '../errors';
 import { accessMessage } from '../lib/messages/message-access';
-import { defaultReadBySender, holdsCanForgeSender } from '../lib/messages/message-send';
+import {
+  defaultReadBySender,
+  holdsCanForgeSender,
+  topicParameter,
+} from '../lib/messages/message-send';
 import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
 import { flagList } from '../lib/messages/flags';
 import { presentMessages } from '../lib/messages/messages';
@@ -20,21 +24,13 @@ export const sendMessage: Handler<'send-message'> = async ({
   realm,
   client,
 }) => {
-  if (params.topic !== undefined && params.subject !== undefined) {
-    throw new ApiError(
-      "Can't decide between 'topic' and 'subject' arguments",
-      'REQUEST_CONFUSING_VAR',
-      400,
-      { var_name1: 'topic', var_name2: 'subject' },
-    );
-  }
   const forged = params.forged === true || params.forged === 'true' || params.forged === 'yes';
   if (forged && !(await services.db.read((db) => holdsCanForgeSender(db, user.id))))
     throw new ApiError('User not authorized for this query');
   const id = await doSendMessage(services, realm, user, {
     type: params.type,
     to: params.to,
-    topic: params.topic ?? params.subject,
+    topic: topicParameter(params),
     content: params.content,
     readBySender: params.read_by_sender ?? defaultReadBySender(client),
     localId: params.local_id,

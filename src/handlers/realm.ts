@@ -1,7 +1,7 @@
 // PATCH /realm: organization settings; POST /realm/deactivate.
 import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm/realm';
 import { doDeactivateRealm } from '../actions/realm/realm-deactivation';
-import type { SettingChange } from '../actions/groups/user-groups';
+import type { SettingChange } from '../lib/groups/group-settings';
 import { realmGroupSettings } from '../lib/groups/group-settings';
 import type { Handler, HandlerMap } from './types';
 

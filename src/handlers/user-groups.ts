@@ -7,10 +7,9 @@ import {
   doDeactivateUserGroup,
   doUpdateUserGroup,
   doUpdateUserGroupMembers,
-  type SettingChange,
 } from '../actions/groups/user-groups';
 import { ApiError } from '../errors';
-import type { GroupSettingValue } from '../lib/groups/group-settings';
+import type { GroupSettingValue, SettingChange } from '../lib/groups/group-settings';
 import { groupMemberIds, subgroupIds } from '../lib/groups/membership';
 import {
   getNamedGroup,

@@ -3,17 +3,15 @@
 // validating clients. Both name this server (EXTERNAL_URL + /api/v1) in
 // `servers`, so a client generated from them talks to it. Each is built once,
 // on first request, and kept in memory.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type Koa from 'koa';
 import { parseDocument } from 'yaml';
+import { refusedUnlessRead, sendStatic, staticBody, type StaticBody } from './assets';
 import { specPath } from './spec';
 
 /** One served form of the contract. */
-interface Served {
+interface Served extends StaticBody {
   type: string;
-  body: Buffer;
-  etag: string;
 }
 
 async function build(externalUrl: string): Promise<Record<string, Served>> {
@@ -23,12 +21,7 @@ async function build(externalUrl: string): Promise<Record<string, Served>> {
     doc.createNode([{ url: `${externalUrl}/api/v1`, description: 'This server.' }]),
   );
   const served = (type: string, text: string): Served => {
-    const body = Buffer.from(text);
-    return {
-      type,
-      body,
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-    };
+    return { type, ...staticBody(Buffer.from(text)) };
   };
   return {
     '/openapi.yaml': served(
@@ -47,26 +40,15 @@ export function contractServing(externalUrl: string): Koa.Middleware {
   let documents: Promise<Record<string, Served>> | undefined;
   return async (ctx, next) => {
     if (ctx.path !== '/openapi.yaml' && ctx.path !== '/openapi.json') return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET', 'HEAD'] };
-      return;
-    }
+    if (refusedUnlessRead(ctx)) return;
     documents ??= build(externalUrl).catch((error: unknown) => {
       documents = undefined;
       throw error;
     });
     const document = (await documents)[ctx.path];
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.etag = document.etag;
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = document.type;
-    ctx.body = document.body;
+    sendStatic(ctx, document, document.type, {
+      'Access-Control-Allow-Origin': '*',
+      'Cache-Control': 'no-cache',
+    });
   };
 }

@@ -5,10 +5,10 @@
 // Content-Security-Policy lets the browser fetch from this server alone (it
 // keeps out the one image Redoc itself would fetch from outside, the logo of
 // its "API docs by Redocly" line).
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type Koa from 'koa';
+import { refusedUnlessRead, sendStatic, staticBody, type StaticBody } from './assets';
 
 /** The address of the rendered docs. */
 export const DOCS_PATH = '/api/docs';
@@ -95,26 +95,17 @@ const assets: Record<string, Asset> = {
   },
 };
 
-/** A loaded asset with its entity tag. */
-interface Loaded {
-  body: Buffer;
-  etag: string;
-}
-
 /**
  * Koa middleware answering GET and HEAD for /api/docs (also with a trailing
  * slash) and the files the page loads; other paths pass through, and other
  * paths under /api/docs/ are 404s.
  */
 export function docsServing(): Koa.Middleware {
-  const loaded = new Map<string, Promise<Loaded>>();
-  const load = (path: string, asset: Asset): Promise<Loaded> => {
+  const loaded = new Map<string, Promise<StaticBody>>();
+  const load = (path: string, asset: Asset): Promise<StaticBody> => {
     let entry = loaded.get(path);
     if (!entry) {
-      entry = asset.load().then((body) => ({
-        body,
-        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-      }));
+      entry = asset.load().then(staticBody);
       entry.catch(() => loaded.delete(path));
       loaded.set(path, entry);
     }
@@ -129,23 +120,11 @@ export function docsServing(): Koa.Middleware {
       ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
       return;
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET', 'HEAD'] };
-      return;
-    }
-    const { body, etag } = await load(path, asset);
-    for (const [name, value] of Object.entries(asset.headers ?? {})) ctx.set(name, value);
-    ctx.set('Cache-Control', asset.cache);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.etag = etag;
-    ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.type = asset.type;
-    ctx.body = body;
+    if (refusedUnlessRead(ctx)) return;
+    sendStatic(ctx, await load(path, asset), asset.type, {
+      ...asset.headers,
+      'Cache-Control': asset.cache,
+      'X-Content-Type-Options': 'nosniff',
+    });
   };
 }

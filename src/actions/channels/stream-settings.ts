@@ -6,10 +6,10 @@ import type { Db, OnCommit } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
 import { EMPTY_TOPIC_DISPLAY_NAME, Role, SystemGroup } from '../../lib/constants';
 import {
-  canonicalSettingValue,
-  checkSettingChange,
+  checkMessageDeletionGrant,
   readGroupSettingValue,
-  type GroupSettingValue,
+  requestedSettingValue,
+  type SettingChange,
 } from '../../lib/groups/group-settings';
 import { resolveGroupSettingValue } from '../groups/group-settings';
 import { channelFolderById } from '../../lib/channels/channel-folders';
@@ -28,10 +28,7 @@ import type { EventOf } from '../../events/queues';
 type StreamUpdateEvent = EventOf<'stream', 'update'>;
 
 /** A `{new, old}` change of one permission setting. */
-export interface GroupSettingChange {
-  new: GroupSettingValue;
-  old?: GroupSettingValue;
-}
+export type GroupSettingChange = SettingChange;
 
 /** The setting changes PATCH /streams/{stream_id} may carry. */
 export interface StreamSettingChanges {
@@ -114,21 +111,11 @@ export async function applyStreamSettings(
     const nobodyId = (await systemGroupIds(tx, realm.id)).get(SystemGroup.NOBODY)!;
     for (const [setting, change] of requested) {
       const column = streamGroupSettings[setting];
-      const current = await readGroupSettingValue(tx, stream[column]);
-      const next = canonicalSettingValue(change.new, nobodyId);
-      const expected =
-        change.old === undefined ? undefined : canonicalSettingValue(change.old, nobodyId);
-      if (!checkSettingChange(current, next, expected)) continue;
+      const next = await requestedSettingValue(tx, stream[column], change, nobodyId);
+      if (next === null) continue;
       if (contentGranting.has(setting) && !(await access.hasContentAccess(stream)))
         throw badRequest('Channel content access is required.');
-      if (
-        (setting === 'can_delete_any_message_group' ||
-          setting === 'can_delete_own_message_group') &&
-        next !== nobodyId &&
-        user.role > Role.MODERATOR
-      ) {
-        throw badRequest('Insufficient permission');
-      }
+      checkMessageDeletionGrant(setting, next, nobodyId, user);
       const groupId = await resolveGroupSettingValue(
         tx,
         realm.id,

@@ -4,7 +4,11 @@ import type { Realm, Stream, User } from '../../../generated/prisma/sqlite/clien
 import type { Db, OnCommit } from '../../db/client';
 import { ApiError, badRequest } from '../../errors';
 import { MAX_STREAM_DESCRIPTION_LENGTH, Role, SystemGroup } from '../../lib/constants';
-import { canonicalSettingValue, type GroupSettingValue } from '../../lib/groups/group-settings';
+import {
+  canonicalSettingValue,
+  checkMessageDeletionGrant,
+  type GroupSettingValue,
+} from '../../lib/groups/group-settings';
 import { resolveGroupSettingValue } from '../groups/group-settings';
 import { renderDescription } from '../../lib/channels/stream-description';
 import { ChannelAccess, isAdmin, isGuest } from '../../lib/channels/stream-access';
@@ -101,14 +105,7 @@ export async function createStreams(
           : streamGroupDefaults[setting] === 'creator'
             ? { direct_members: [creator.id], direct_subgroups: [] }
             : system.get(streamGroupDefaults[setting] as never)!;
-      if (
-        (setting === 'can_delete_any_message_group' ||
-          setting === 'can_delete_own_message_group') &&
-        value !== nobodyId &&
-        creator.role > Role.MODERATOR
-      ) {
-        throw badRequest('Insufficient permission');
-      }
+      checkMessageDeletionGrant(setting, value, nobodyId, creator);
       groupIds[column] = await resolveGroupSettingValue(
         tx,
         realm.id,

@@ -7,8 +7,9 @@ import { SystemGroup } from '../../lib/constants';
 import { publishGroupEvent } from '../../lib/groups/group-events';
 import {
   canonicalSettingValue,
-  checkSettingChange,
   readGroupSettingValue,
+  requestedSettingValue,
+  type SettingChange,
   systemGroupId,
   userGroupSettingRules,
   type GroupSettingValue,
@@ -161,12 +162,6 @@ export async function doCreateUserGroup(
   });
 }
 
-/** A `{new, old}` change of one setting. */
-export interface SettingChange {
-  new: GroupSettingValue;
-  old?: GroupSettingValue;
-}
-
 /** What PATCH /user_groups/{id} asks for. */
 export interface UserGroupChange {
   name?: string;
@@ -216,11 +211,8 @@ export async function doUpdateUserGroup(
     ][]) {
       const column = groupSettingColumns[setting];
       const currentId = group[column] ?? nobody;
-      const current = await readGroupSettingValue(tx, currentId);
-      const next = canonicalSettingValue(request.new, nobody);
-      const expected =
-        request.old === undefined ? undefined : canonicalSettingValue(request.old, nobody);
-      if (!checkSettingChange(current, next, expected)) continue;
+      const next = await requestedSettingValue(tx, currentId, request, nobody);
+      if (next === null) continue;
       const id = await resolveGroupSettingValue(
         tx,
         group.realmId,

@@ -6,19 +6,17 @@ import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { Role, SystemGroup } from '../../lib/constants';
 import {
-  canonicalSettingValue,
-  checkSettingChange,
   readGroupSettingValue,
+  requestedSettingValue,
+  type SettingChange,
   realmGroupSettingRules,
   realmGroupSettings,
   systemGroupId,
-  type GroupSettingValue,
 } from '../../lib/groups/group-settings';
 import { resolveGroupSettingValue } from '../groups/group-settings';
 import { editHistoryPolicies } from '../../lib/realm/realm';
 import { activeUserIds, pastWaitingPeriod } from '../../lib/users/user-events';
 import type { Services } from '../../services';
-import type { SettingChange } from '../groups/user-groups';
 
 /** A realm group setting's API name. */
 export type RealmGroupSettingName = keyof typeof realmGroupSettings;
@@ -146,11 +144,8 @@ export async function doUpdateRealm(
       SettingChange,
     ][]) {
       const column = realmGroupSettings[name];
-      const current: GroupSettingValue = await readGroupSettingValue(tx, realm[column]);
-      const next = canonicalSettingValue(request.new, nobody);
-      const expected =
-        request.old === undefined ? undefined : canonicalSettingValue(request.old, nobody);
-      if (!checkSettingChange(current, next, expected)) continue;
+      const next = await requestedSettingValue(tx, realm[column], request, nobody);
+      if (next === null) continue;
       const id = await resolveGroupSettingValue(
         tx,
         realm.id,

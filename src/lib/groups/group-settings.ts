@@ -3,10 +3,10 @@
 // its direct members and subgroups. This file also knows each setting's rules
 // (which system groups it accepts) and checks a requested value against them;
 // actions/groups/group-settings.ts stores the value.
-import type { Realm } from '../../../generated/prisma/sqlite/client';
+import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
-import { ApiError } from '../../errors';
-import { SystemGroup, type SystemGroupName } from '../constants';
+import { ApiError, badRequest } from '../../errors';
+import { Role, SystemGroup, type SystemGroupName } from '../constants';
 
 /** A group-setting value as the API shows it. */
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
@@ -173,6 +173,46 @@ export function sameSettingValue(a: GroupSettingValue, b: GroupSettingValue): bo
   const same = (x: number[], y: number[]) =>
     new Set(x).size === new Set(y).size && x.every((id) => y.includes(id));
   return same(a.direct_members, b.direct_members) && same(a.direct_subgroups, b.direct_subgroups);
+}
+
+/** A `{new, old}` change of one group-valued setting, as PATCH requests carry it. */
+export interface SettingChange {
+  new: GroupSettingValue;
+  old?: GroupSettingValue;
+}
+
+/**
+ * The value `change` asks a setting now holding group `currentId` to take, or
+ * null when it changes nothing; refuses a stale `old` (EXPECTATION_MISMATCH).
+ */
+export async function requestedSettingValue(
+  db: Db,
+  currentId: number,
+  change: SettingChange,
+  nobodyId: number,
+): Promise<GroupSettingValue | null> {
+  const current = await readGroupSettingValue(db, currentId);
+  const next = canonicalSettingValue(change.new, nobodyId);
+  const expected =
+    change.old === undefined ? undefined : canonicalSettingValue(change.old, nobodyId);
+  return checkSettingChange(current, next, expected) ? next : null;
+}
+
+/** The channel settings that let people delete messages: only moderators may give them to anyone. */
+const messageDeletionSettings = new Set([
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+]);
+
+/** Refuses a member below moderator giving a channel's message-deletion permission to anyone. */
+export function checkMessageDeletionGrant(
+  setting: string,
+  value: GroupSettingValue,
+  nobodyId: number,
+  actor: Pick<User, 'role'>,
+): void {
+  if (messageDeletionSettings.has(setting) && value !== nobodyId && actor.role > Role.MODERATOR)
+    throw badRequest('Insufficient permission');
 }
 
 /** Refuses a `{new, old}` change whose `old` differs from the stored value; says whether `new` changes anything. */

@@ -3,17 +3,19 @@
 // through POST /messages/flags (the others the server sets).
 import type { UserMessage } from '../../../generated/prisma/sqlite/client';
 
+/** The flag columns of a user's row for a message, in a fixed order (bit positions of `flagsOfBits`). */
+export const flagColumns = [
+  'read',
+  'starred',
+  'mentioned',
+  'streamWildcardMentioned',
+  'topicWildcardMentioned',
+  'hasAlertWord',
+  'historical',
+] as const satisfies readonly (keyof UserMessage)[];
+
 /** The flag columns of a user's row for a message. */
-export type FlagColumns = Pick<
-  UserMessage,
-  | 'read'
-  | 'starred'
-  | 'mentioned'
-  | 'streamWildcardMentioned'
-  | 'topicWildcardMentioned'
-  | 'hasAlertWord'
-  | 'historical'
->;
+export type FlagColumns = Pick<UserMessage, (typeof flagColumns)[number]>;
 
 /** Every flag the API shows, in the order it lists them, and whether a row has it. */
 const apiFlags: [name: string, holds: (row: Partial<FlagColumns>) => boolean | undefined][] = [
@@ -36,6 +38,14 @@ export function flagList(row: Partial<FlagColumns> | null | undefined): string[]
   const flags: string[] = [];
   for (const [name, holds] of apiFlags) if (holds(row)) flags.push(name);
   return flags;
+}
+
+/** The flag list of flag columns packed as bits (bit i set: flagColumns[i]), or of no row (null). */
+export function flagsOfBits(bits: number | null): string[] {
+  if (bits === null) return flagList(null);
+  const row: Partial<FlagColumns> = {};
+  flagColumns.forEach((column, bit) => (row[column] = (bits & (1 << bit)) !== 0));
+  return flagList(row);
 }
 
 /** Flags users may set, and the column of each (`collapsed` is accepted but not stored). */

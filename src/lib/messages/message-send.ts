@@ -216,3 +216,19 @@ export function defaultReadBySender(client: string): boolean {
   const name = client.toLowerCase();
   return INTERACTIVE_CLIENTS.has(name) || name.includes('desktop app');
 }
+
+/**
+ * The topic a request names as `topic` or, as older clients do, `subject`;
+ * naming both is refused (REQUEST_CONFUSING_VAR).
+ */
+export function topicParameter(params: { topic?: string; subject?: string }): string | undefined {
+  if (params.topic !== undefined && params.subject !== undefined) {
+    throw new ApiError(
+      "Can't decide between 'topic' and 'subject' arguments",
+      'REQUEST_CONFUSING_VAR',
+      400,
+      { var_name1: 'topic', var_name2: 'subject' },
+    );
+  }
+  return params.topic ?? params.subject;
+}
