@@ -1,6 +1,11 @@
 // The floor of the sending and reading benchmarks: the smallest correct
 // program doing the work this server does on those paths, with node:http and
-// better-sqlite3 on the same database (so the same rows and indexes):
+// better-sqlite3 on the same database (so the same rows and indexes). Like the
+// server it remembers credentials for 10 s, answers avatar_url null (the
+// client computes gravatars), and on a send looks up the linkifiers, the
+// topic's muting, who muted the sender and the alert words; it counts no rate
+// limit and validates nothing against the contract, so it stays below the
+// server's work by those two:
 //  - POST /api/v1/messages (a channel message, urlencoded form): checks the
 //    credentials, that the channel exists and the sender may post to it
 //    (its can_send_message group, through subgroups), renders the Markdown
@@ -15,9 +20,10 @@
 //    reactions and senders, as Zulip's message objects.
 // Anything else is a 404. It exists only to be measured beside the server.
 import BetterSqlite3, { type Statement } from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { renderMarkdown } from '../src/lib/markdown';
+import { compileLinkifier } from '../src/lib/markdown/linkifiers';
+import { containsAlertWord } from '../src/lib/users/alert-words';
 import { parseDatabaseUrl } from '../src/db/url';
 
 interface Sender {
@@ -70,8 +76,16 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
      SELECT 1 FROM "UserGroupMember" m JOIN g ON m."groupId" = g."id" WHERE m."userId" = ? LIMIT 1`,
   );
   const subscribers = db.prepare(
-    'SELECT s."userId" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId" WHERE s."streamId" = ? AND s."active" = 1 AND u."isActive" = 1',
+    'SELECT s."userId", s."isMuted" FROM "Subscription" s JOIN "User" u ON u."id" = s."userId" WHERE s."streamId" = ? AND s."active" = 1 AND u."isActive" = 1',
   );
+  const linkifiersOf = db.prepare(
+    'SELECT "pattern", "urlTemplate" FROM "Linkifier" WHERE "realmId" = ? ORDER BY "order", "id"',
+  );
+  const topicPolicies = db.prepare(
+    'SELECT "userId", "visibilityPolicy" FROM "UserTopic" WHERE "streamId" = ? AND "topicLower" = ?',
+  );
+  const mutersOf = db.prepare('SELECT "userId" FROM "MutedUser" WHERE "mutedUserId" = ?');
+  const alertWords = db.prepare('SELECT "userId", "word" FROM "AlertWord" WHERE "realmId" = ?');
   const insertMessage = db.prepare(
     'INSERT INTO "Message" ("realmId", "senderId", "streamId", "topic", "topicLower", "content", "renderedContent", "dateSent", "sendingClient", "hasLink") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"',
   );
@@ -138,20 +152,23 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
   const refuse = (res: ServerResponse, status: number, msg: string, code = 'BAD_REQUEST') =>
     reply(res, status, JSON.stringify({ result: 'error', msg, code }));
 
+  // Credentials are remembered for 10 s by header, as the server's Authenticator does.
+  const known = new Map<string, { user: Sender; expires: number }>();
   /** The active user the request's basic credentials name, or null. */
   const authenticate = (req: IncomingMessage): Sender | null => {
     const header = req.headers.authorization ?? '';
+    const now = Date.now();
+    const cached = known.get(header);
+    if (cached && cached.expires > now) return cached.user;
     if (!header.startsWith('Basic ')) return null;
     const decoded = Buffer.from(header.slice(6), 'base64').toString();
     const colon = decoded.lastIndexOf(':');
     const user = userByKey.get(decoded.slice(colon + 1)) as Sender | undefined;
     if (!user || !user.isActive || user.emailLower !== decoded.slice(0, colon).toLowerCase())
       return null;
+    known.set(header, { user, expires: now + 10_000 });
     return user;
   };
-
-  const avatar = (email: string) =>
-    `https://secure.gravatar.com/avatar/${createHash('md5').update(email.toLowerCase()).digest('hex')}?d=identicon&version=1`;
 
   const messageObject = (
     row: {
@@ -187,7 +204,8 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
     display_recipient: streamName,
     type: 'stream',
     stream_id: row.streamId,
-    avatar_url: avatar(sender.email),
+    // Clients that compute gravatars themselves (Zulip's default) get null, as from the server.
+    avatar_url: null,
     content_type: 'text/html',
     ...(row.lastEditTime !== null
       ? { last_edit_timestamp: Math.floor(new Date(row.lastEditTime).getTime() / 1000) }
@@ -234,15 +252,32 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
       return refuse(res, 400, `Channel '${to}' does not exist`, 'STREAM_DOES_NOT_EXIST');
     if (!inGroup.get(stream.canSendMessageGroupId, sender.id))
       return refuse(res, 400, 'You do not have permission to post in this channel.');
+    const linkifiers = (
+      linkifiersOf.all(sender.realmId) as { pattern: string; urlTemplate: string }[]
+    )
+      .map((l) => compileLinkifier({ pattern: l.pattern, url_template: l.urlTemplate }))
+      .filter((l) => l !== null);
     const rendered = renderMarkdown(content, {
       userByName: () => undefined,
       userById: () => undefined,
       groupByName: () => undefined,
       streamByName: () => undefined,
       realmEmojiByName: () => undefined,
+      linkifiers,
       baseUrl,
     });
-    const recipients = (subscribers.all(stream.id) as { userId: number }[]).map((r) => r.userId);
+    const subs = subscribers.all(stream.id) as { userId: number; isMuted: number }[];
+    const recipients = subs.map((r) => r.userId);
+    // Who muted the topic, who muted the sender, whose alert words it holds:
+    // the server looks these up for the flags and the events (none hold here).
+    topicPolicies.all(stream.id, topic.toLowerCase());
+    mutersOf.all(sender.id);
+    const wanted = new Set(recipients);
+    for (const { userId, word } of alertWords.all(sender.realmId) as {
+      userId: number;
+      word: string;
+    }[])
+      if (wanted.has(userId)) containsAlertWord(content, word);
     const id = send(sender, stream.id, topic, content, rendered.html, recipients);
     reply(res, 200, `{"result":"success","msg":"","id":${id}}`);
     const message = JSON.stringify(

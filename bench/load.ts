@@ -32,7 +32,7 @@ export interface Usage {
 export interface Started {
   child: ChildProcess;
   info: ServerInfo;
-  /** Asks the child for its usage (SIGUSR2, answered with one JSON line). */
+  /** Asks the child for its usage (over the IPC channel). */
   usage(): Promise<Usage>;
 }
 
@@ -42,7 +42,7 @@ export interface Started {
  * there when it stops.
  */
 export function startServer(
-  kind: 'bare' | 'fanout' | 'chat' | 'peer' | 'floor',
+  kind: 'bare' | 'koa' | 'fanout' | 'chat' | 'peer' | 'floor',
   env: Record<string, string> = {},
 ): Promise<Started> {
   const profile =
@@ -52,15 +52,16 @@ export function startServer(
   const child = spawn(
     process.execPath,
     ['--expose-gc', ...profile, join(__dirname, 'servers.js'), kind],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } },
+    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...env } },
   );
   const lines = createInterface({ input: child.stdout! });
   const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
-  const usage = async (): Promise<Usage> => {
-    const answer = next();
-    child.kill('SIGUSR2');
-    return JSON.parse(await answer);
-  };
+  // Usage travels over the IPC channel, apart from anything the child prints.
+  const usage = (): Promise<Usage> =>
+    new Promise((resolve) => {
+      child.once('message', (message) => resolve(message as Usage));
+      child.send('usage');
+    });
   return new Promise((resolve, reject) => {
     next().then((line) => resolve({ child, info: JSON.parse(line), usage }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));

@@ -137,3 +137,34 @@ export async function measured<T>(
 export function figure(name: string, value: string, goal: string): string {
   return `${name}: ${value} (goal ${goal})`;
 }
+
+/** The median of values, with their smallest and largest. */
+export function spread(values: number[]): { median: number; min: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+/** "0.512 (0.498-0.530)": the median and the range of values, `digits` decimals. */
+export function withSpread(values: number[], digits = 3): string {
+  const { median, min, max } = spread(values);
+  return `${median.toFixed(digits)} (${min.toFixed(digits)}-${max.toFixed(digits)})`;
+}
+
+/**
+ * Runs each of `runs` in turn, `rounds` times over (a, b, c, a, b, c, ...),
+ * so that a change in the machine's load over time falls on all of them
+ * alike; answers each run's results in order.
+ */
+export async function alternately<T>(rounds: number, runs: (() => Promise<T>)[]): Promise<T[][]> {
+  const results: T[][] = runs.map(() => []);
+  for (let round = 0; round < rounds; round++)
+    for (let i = 0; i < runs.length; i++) results[i].push(await runs[i]());
+  return results;
+}
+
+/** The pairwise ratios a[i] / b[i]. */
+export function ratios(a: number[], b: number[]): number[] {
+  return a.map((value, i) => value / b[i]);
+}

@@ -1,6 +1,9 @@
 // Servers the benchmarks measure, each started in a child process of its own
 // so that the load generator does not share its event loop:
 //   node dist/bench/servers.js bare   -> a bare node:http server answering fixed JSON
+//                                        (BENCH_BODY, the chat server's own answer)
+//   node dist/bench/servers.js koa    -> a bare Koa + @koa/router app answering the
+//                                        same bytes at GET /api/v1/users/me
 //   node dist/bench/servers.js fanout -> a bare node:http server that adds a fixed
 //                                        event to every queue on each POST and
 //                                        answers each GET /api/v1/events with the
@@ -15,9 +18,12 @@
 //   node dist/bench/servers.js floor  -> the hand-written floor of floor.ts on the
 //                                        existing SQLite BENCH_DATABASE_URL
 // Each prints one JSON line with its port (and credentials) when ready, and
-// on SIGUSR2 one JSON line of its usage: CPU microseconds (user + system)
-// before and after a full garbage collection, and the heap after it.
+// answers "usage" on its IPC channel (or SIGUSR2, on stdout) with its CPU
+// microseconds (user + system) before and after a full garbage collection,
+// and the heap after it.
 import { createServer, type ServerResponse } from 'node:http';
+import Router from '@koa/router';
+import Koa from 'koa';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,23 +35,48 @@ import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { floor } from './floor';
 
+/** The answer of the bare servers: BENCH_BODY (the chat server's own answer), or a small user object. */
+function fixedBody(): Buffer {
+  return Buffer.from(
+    process.env.BENCH_BODY ||
+      JSON.stringify({
+        result: 'success',
+        msg: '',
+        user_id: 1,
+        email: 'owner@example.com',
+        full_name: 'Owner',
+        role: 100,
+      }),
+  );
+}
+
 async function bare(): Promise<void> {
-  const body = JSON.stringify({
-    result: 'success',
-    msg: '',
-    user_id: 1,
-    email: 'owner@example.com',
-    full_name: 'Owner',
-    role: 100,
-  });
+  const body = fixedBody();
   const server = createServer((req, res) => {
     res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': body.length,
     });
     res.end(body);
   });
   server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(
+      `${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`,
+    ),
+  );
+}
+
+/** A bare Koa + @koa/router app answering GET /api/v1/users/me with the same bytes as `bare`. */
+async function koa(): Promise<void> {
+  const body = fixedBody();
+  const app = new Koa();
+  const router = new Router({ prefix: '/api/v1' });
+  router.get('/users/me', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = body;
+  });
+  app.use(router.routes());
+  const server = app.listen(0, '127.0.0.1', () =>
     process.stdout.write(
       `${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`,
     ),
@@ -155,23 +186,38 @@ async function floorServer(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ port })}\n`);
 }
 
-process.on('SIGUSR2', () => {
+/** CPU microseconds before and after a full garbage collection, and the heap after it. */
+function usage() {
   const before = process.cpuUsage();
   (globalThis as { gc?: () => void }).gc?.();
   const after = process.cpuUsage();
-  process.stdout.write(
-    `${JSON.stringify({ cpu: before.user + before.system, cpuAfter: after.user + after.system, heap: process.memoryUsage().heapUsed })}\n`,
-  );
+  return {
+    cpu: before.user + before.system,
+    cpuAfter: after.user + after.system,
+    heap: process.memoryUsage().heapUsed,
+  };
+}
+// Asked over the IPC channel (startServer of load.ts), or by SIGUSR2 with the answer on stdout.
+process.on('message', (message) => {
+  if (message === 'usage') process.send?.(usage());
 });
+process.on('SIGUSR2', () => process.stdout.write(`${JSON.stringify(usage())}\n`));
 
 // Exit normally on a signal, so that profilers (node --cpu-prof) write their output.
 process.on('SIGTERM', () => process.exit(0));
 process.on('SIGINT', () => process.exit(0));
 
-const kinds: Record<string, () => Promise<void>> = { bare, fanout, chat, peer, floor: floorServer };
+const kinds: Record<string, () => Promise<void>> = {
+  bare,
+  koa,
+  fanout,
+  chat,
+  peer,
+  floor: floorServer,
+};
 const run = kinds[process.argv[2] ?? ''];
 if (!run) {
-  process.stderr.write('usage: servers.js bare|fanout|chat|peer|floor\n');
+  process.stderr.write('usage: servers.js bare|koa|fanout|chat|peer|floor\n');
   process.exit(2);
 }
 run().catch((error) => {

@@ -1,38 +1,133 @@
-// Throughput of an authenticated GET /api/v1/users/me against a bare node:http
-// server answering fixed JSON, under the same load (autocannon), measured in
-// the same run. Prints both figures and the ratio; it is not a pass/fail test.
-//   npm run bench:users-me   (BENCH_SECONDS, BENCH_CONNECTIONS to change the load)
-import { basicAuth, load, startServer, summary } from './load';
-import { figure } from './open-loop';
+// The fixed cost of a request: GET /api/v1/users/me on this server against a
+// bare node:http server and a bare Koa + @koa/router app answering the same
+// bytes (the server's own answer), and, with BENCH_POSTGRES_URL, the same
+// request on PostgreSQL. Each server gets the same fixed open-loop work
+// (BENCH_RATE requests a second for BENCH_SECONDS), and the figure is the
+// server process's CPU time per request as a ratio to a baseline measured in
+// the same run: the servers take turns, BENCH_ROUNDS times, and the median
+// ratio is printed with its range. Absolute times depend on what else the
+// machine runs; the ratios much less. Not a pass/fail test.
+//   npm run bench:users-me
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { basicAuth, startServer, type BenchUser, type Started } from './load';
+import {
+  alternately,
+  figure,
+  fire,
+  measured,
+  openLoop,
+  percentiles,
+  ratios,
+  withSpread,
+  type Shot,
+} from './open-loop';
+import { Agent } from 'node:http';
 
-const seconds = Number(process.env.BENCH_SECONDS || 10);
-const connections = Number(process.env.BENCH_CONNECTIONS || 32);
+const seconds = Number(process.env.BENCH_SECONDS || 3);
+const rate = Number(process.env.BENCH_RATE || 400);
+const rounds = Number(process.env.BENCH_ROUNDS || 3);
+const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
+
+/** CPU microseconds per request of `server` over one open-loop run, after a short warm-up. */
+async function cpuPerRequest(server: Started, user?: Pick<BenchUser, 'email' | 'apiKey'>) {
+  const shot: Shot = {
+    method: 'GET',
+    path: '/api/v1/users/me',
+    headers: user ? { authorization: basicAuth(user) } : {},
+  };
+  await openLoop(server.info.port, rate, 0.5, () => shot);
+  const { cpu, result } = await measured(server, () =>
+    openLoop(server.info.port, rate, seconds, () => shot),
+  );
+  if (result.failed) throw new Error(`${result.failed} requests failed`);
+  return { perRequest: cpu / (rate * seconds), latencies: result.latencies };
+}
 
 async function main(): Promise<void> {
-  const bare = await startServer('bare');
-  const chat = await startServer('chat');
+  const sqlite = await startServer('chat');
+  const started: Started[] = [sqlite];
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
   try {
-    const baseline = await load(
-      { url: `http://127.0.0.1:${bare.info.port}/api/v1/users/me`, connections },
-      seconds,
-    );
-    const ours = await load(
-      {
-        url: `http://127.0.0.1:${chat.info.port}/api/v1/users/me`,
-        connections,
-        headers: { authorization: basicAuth(chat.info as { email: string; apiKey: string }) },
-      },
-      seconds,
-    );
-    process.stdout.write(`GET /users/me, ${connections} connections, ${seconds} s each\n`);
-    process.stdout.write(`${summary('bare node:http', baseline)}\n`);
-    process.stdout.write(`${summary('chat server', ours)}\n`);
+    const owner = sqlite.info as BenchUser;
+    const agent = new Agent({ keepAlive: true });
+    const answer = await fire(sqlite.info.port, agent, {
+      method: 'GET',
+      path: '/api/v1/users/me',
+      headers: { authorization: basicAuth(owner) },
+    });
+    agent.destroy();
+    const env = { BENCH_BODY: answer.text };
+    const bare = await startServer('bare', env);
+    const koa = await startServer('koa', env);
+    started.push(bare, koa);
+    const servers: { name: string; run: () => ReturnType<typeof cpuPerRequest> }[] = [
+      { name: 'bare node:http', run: () => cpuPerRequest(bare) },
+      { name: 'bare Koa + @koa/router', run: () => cpuPerRequest(koa) },
+      { name: 'this server, SQLite', run: () => cpuPerRequest(sqlite, owner) },
+    ];
+    if (postgresUrl) {
+      const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+      const postgres = await startServer('chat', { BENCH_DATABASE_URL: databaseUrl });
+      started.push(postgres);
+      servers.push({
+        name: 'this server, PostgreSQL',
+        run: () => cpuPerRequest(postgres, postgres.info as BenchUser),
+      });
+    }
     process.stdout.write(
-      `${figure(`GET /users/me, ${connections} connections`, `ratio ${(ours.requests.average / baseline.requests.average).toFixed(3)}`, '0.5')}\n`,
+      `GET /users/me (${answer.text.length} bytes answered), open loop ${rate}/s for ${seconds} s each, ${rounds} rounds taking turns; CPU of the server process per request, median (range)\n`,
     );
+    const results = await alternately(
+      rounds,
+      servers.map((s) => s.run),
+    );
+    const cpu = results.map((runs) => runs.map((r) => r.perRequest));
+    servers.forEach((s, i) =>
+      process.stdout.write(
+        `${s.name.padEnd(26)} ${withSpread(cpu[i], 0).padStart(16)} us   ${percentiles(results[i][results[i].length - 1].latencies)} (last round)\n`,
+      ),
+    );
+    const lines = [
+      figure(
+        'GET /users/me, SQLite, vs bare node:http',
+        `ratio ${withSpread(ratios(cpu[0], cpu[2]))}`,
+        '0.5',
+      ),
+      figure(
+        'GET /users/me, SQLite, vs bare Koa',
+        `ratio ${withSpread(ratios(cpu[1], cpu[2]))}`,
+        '0.7',
+      ),
+    ];
+    if (postgresUrl)
+      lines.push(
+        figure(
+          'GET /users/me, PostgreSQL, vs bare node:http',
+          `ratio ${withSpread(ratios(cpu[0], cpu[3]))}`,
+          '0.5',
+        ),
+        figure(
+          'GET /users/me, PostgreSQL, vs bare Koa',
+          `ratio ${withSpread(ratios(cpu[1], cpu[3]))}`,
+          '0.7',
+        ),
+        figure(
+          'GET /users/me, PostgreSQL CPU over SQLite',
+          `ratio ${withSpread(ratios(cpu[3], cpu[2]))}`,
+          '<= 1.5',
+        ),
+      );
+    else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
+    process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
-    bare.child.kill();
-    chat.child.kill();
+    for (const s of started) s.child.kill();
+    if (postgresUrl) {
+      const pg = new Client({ connectionString: postgresUrl });
+      await pg.connect();
+      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pg.end();
+    }
   }
 }
 

@@ -100,11 +100,22 @@ export function createMetrics(
     },
   });
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  // The labelled series of each operation and status, looked up once: a lookup
+  // by labels hashes the label set on every call.
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
   return {
     registry,
     observeRequest(operation, status, seconds) {
-      requests.inc({ operation, status });
-      latency.observe({ operation }, seconds);
+      const key = `${operation} ${status}`;
+      let found = series.get(key);
+      if (!found) {
+        const counter = requests.labels(operation, String(status));
+        const histogram = latency.labels(operation);
+        found = { count: () => counter.inc(), time: (s) => histogram.observe(s) };
+        series.set(key, found);
+      }
+      found.count();
+      found.time(seconds);
     },
   };
 }

@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
-import type { HandlerMap, PublicHandlerMap } from '../handlers/types';
+import type { HandlerMap, OperationId, PublicHandlerMap, PublicRequest } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
 import { textOfJson } from '../events/queues';
@@ -14,7 +14,7 @@ import { Authenticator, type AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
 import { requestBody, unsupportedMediaType, type RequestBody } from './body';
 import { parseUrlencoded, type FormFields } from './form';
-import { parseParams } from './params';
+import { parseParams, type ParsedParams } from './params';
 import type { OperationSpec } from './spec';
 import type { RequestValidators } from './validators';
 import { clientName } from './user-agent';
@@ -53,8 +53,19 @@ export interface RouteInput {
 /** Answers an operation's request: the JSON success body (a refusal is thrown as an ApiError). */
 export type Route = (op: OperationSpec, input: RouteInput) => Promise<Buffer>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the table holds every operation's handler; each is called with its own operation's request
-type AnyHandler = (req: any) => Promise<Record<string, unknown>>;
+/**
+ * What the handle step gives an operation's handler: the contract's request of
+ * `PublicRequest` with the decoded parameters, and the user once authenticated.
+ */
+type StepRequest = Omit<PublicRequest<OperationId>, 'params'> &
+  Partial<AuthUser> & { params: Record<string, unknown> };
+
+/**
+ * An entry of the handler table. Written as a method so that its parameter is
+ * compared both ways: each operation's handler takes its own operation's
+ * request, and the table holds them all under one type.
+ */
+type TableHandler = { call(req: StepRequest): Promise<object> }['call'];
 
 /** The names of a path template's parameters, in order. */
 function parameterNames(path: string): string[] {
@@ -168,6 +179,187 @@ function successJson(answer: Record<string, unknown>): string {
   return `{${members.join(',')}}`;
 }
 
+// The request pipeline, one named step after another: match (the Koa route,
+// or the lean path's own table), read body, authenticate, limit, decode and
+// validate, handle, wrap. Every front end runs the same steps through `serve`;
+// what depends only on the operation is worked out once, in `prepareOperation`.
+
+/** Read body: the request's body, refused with 415 unless the operation accepts its type. */
+export function readBodyStep(op: OperationSpec, body: RequestBody | undefined) {
+  if (body && !op.bodyTypes.includes(body.type))
+    throw unsupportedMediaType(body.type, op.bodyTypes);
+  return body;
+}
+
+/**
+ * Authenticate: the request's user for an operation that needs one (null for
+ * one that does not); an API key in the query string is taken out of the
+ * parameters, since it is a credential.
+ */
+async function authenticateStep(
+  op: OperationSpec,
+  input: RouteInput,
+  services: Services,
+): Promise<AuthUser | null> {
+  const auth = op.authenticated ? await authenticate(input, services, op, input.query) : null;
+  if (op.apiKeyParam !== undefined) delete input.query[op.apiKeyParam];
+  if (auth) input.state.userId = auth.user.id;
+  return auth;
+}
+
+/** Limit: counts the request against its user's budget (or its address's) and says so in headers. */
+async function limitStep(
+  input: RouteInput,
+  services: Services,
+  auth: AuthUser | null,
+): Promise<void> {
+  const limit = await (auth
+    ? services.limits.user.hit(`user:${auth.user.id}`)
+    : services.limits.ip.hit(`ip:${input.ip()}`));
+  input.setHeader('X-RateLimit-Limit', String(limit.limit));
+  input.setHeader('X-RateLimit-Remaining', String(limit.remaining));
+  input.setHeader('X-RateLimit-Reset', String(limit.reset));
+}
+
+/** Decode and validate: the parameters against the operation's validators, the files and the payload. */
+function decodeStep(
+  op: OperationSpec,
+  validators: RequestValidators,
+  input: RouteInput,
+): ParsedParams & { files: Record<string, UploadedFile>; payload?: Record<string, unknown> } {
+  const files = input.files();
+  const { params, ignored } = parseParams(op, validators.of(op.operationId), {
+    pathParams: input.pathParams,
+    query: input.query,
+    body: input.body,
+    fileFields: Object.keys(files),
+  });
+  // An operation whose body is its payload gets that JSON value as it is.
+  const payload = op.payloadBody ? payloadOf(input.body) : undefined;
+  return { params, ignored, files, payload };
+}
+
+/** Handle: runs the handler, cancelling what it registered if the client goes away first. */
+async function handleStep(
+  handler: TableHandler,
+  services: Services,
+  input: RouteInput,
+  auth: AuthUser | null,
+  decoded: ReturnType<typeof decodeStep>,
+): Promise<object> {
+  const aborts: (() => void)[] = [];
+  const onClose = () => aborts.forEach((cancel) => cancel());
+  input.req.once('close', onClose);
+  try {
+    return await handler({
+      params: decoded.params,
+      services,
+      get ip() {
+        return input.ip();
+      },
+      get host() {
+        return input.host();
+      },
+      get client() {
+        return clientName(input.userAgent);
+      },
+      files: decoded.files,
+      payload: decoded.payload,
+      onAbort: (cancel: () => void) => aborts.push(cancel),
+      ...auth,
+    });
+  } finally {
+    input.req.off('close', onClose);
+  }
+}
+
+/** Wrap: the success envelope around the handler's answer, encoded once. */
+function wrapStep(data: object, ignored: string[]): Buffer {
+  return Buffer.from(
+    successJson({
+      result: 'success',
+      msg: '',
+      ...data,
+      ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
+    }),
+  );
+}
+
+/** The steps after matching, bound to one operation's handler. */
+function prepareOperation(
+  op: OperationSpec,
+  handler: TableHandler,
+  validators: RequestValidators,
+  services: Services,
+): (input: RouteInput) => Promise<Buffer> {
+  return async (input) => {
+    input.state.operation = op.operationId;
+    const auth = await authenticateStep(op, input, services);
+    await limitStep(input, services, auth);
+    const decoded = decodeStep(op, validators, input);
+    const data = await handleStep(handler, services, input, auth, decoded);
+    return wrapStep(data, decoded.ignored);
+  };
+}
+
+/** Match: the operation of a Koa route (one of those sharing its template) and its path parameters. */
+function matcher(
+  candidates: OperationSpec[],
+): (params: Record<string, unknown>) => { op: OperationSpec; pathParams: Record<string, string> } {
+  // An integer-looking value goes to the operation whose parameter is an integer.
+  const numeric = candidates.find((op) =>
+    [...op.params.values()].some((p) => p.in === 'path' && p.integer),
+  );
+  const other = candidates.find((op) => op !== numeric) ?? candidates[0];
+  // Path parameters arrive under the first candidate's names, and are handed
+  // on positionally under the chosen operation's names.
+  const routeNames = parameterNames(candidates[0].path);
+  const namesOf = new Map(candidates.map((op) => [op, parameterNames(op.path)]));
+  const pick = (params: Record<string, unknown>): OperationSpec => {
+    if (candidates.length === 1) return candidates[0];
+    const value = Object.values(params)[0] ?? '';
+    return numeric && /^\d+$/.test(String(value)) ? numeric : other;
+  };
+  return (params) => {
+    const op = pick(params);
+    const names = namesOf.get(op)!;
+    const pathParams: Record<string, string> = {};
+    for (let i = 0; i < names.length; i++) {
+      const raw = params[routeNames[i]];
+      pathParams[names[i]] = Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
+    }
+    return { op, pathParams };
+  };
+}
+
+/** The Koa route of operations sharing a template: match, read body, then the operation's steps. */
+function koaRoute(
+  match: ReturnType<typeof matcher>,
+  serve: Route,
+): (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void> {
+  return async (ctx) => {
+    const { op, pathParams } = match(ctx.params);
+    const answer = await serve(op, {
+      pathParams,
+      query: parseUrlencoded(ctx.querystring, 'query string'),
+      body: readBodyStep(op, requestBody(ctx)),
+      files: () => uploadedFiles(ctx),
+      authorization: ctx.get('authorization') || undefined,
+      // Read when asked: Koa works both out from the headers anew on each read.
+      ip: () => ctx.ip,
+      host: () => ctx.host,
+      userAgent: ctx.req.headers['user-agent'],
+      req: ctx.req,
+      setHeader: (name, value) => ctx.set(name, value),
+      state: ctx.state as RequestState,
+    });
+    // Encoded once by wrapStep: for a string body Koa would measure the UTF-8
+    // length and then encode it again to write it.
+    ctx.type = 'application/json';
+    ctx.body = answer;
+  };
+}
+
 /**
  * Builds the router. Operations sharing a method and template shape (the
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
@@ -192,124 +384,24 @@ export function buildRouter(
     (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>
   >();
   const groups = new Map<string, OperationSpec[]>();
-  const bound = new Map<string, AnyHandler>();
+  const prepared = new Map<string, (input: RouteInput) => Promise<Buffer>>();
+  const authenticated: Record<string, TableHandler | undefined> = handlers;
+  const open: Record<string, TableHandler | undefined> = publicHandlers;
   for (const op of operations) {
-    const table = (op.authenticated ? handlers : publicHandlers) as Record<
-      string,
-      AnyHandler | undefined
-    >;
-    const handler = table[op.operationId];
+    const handler = (op.authenticated ? authenticated : open)[op.operationId];
     if (!handler)
       throw new Error(
         `openapi.yaml: ${op.operationId} has no ${op.authenticated ? 'authenticated' : 'public'} handler`,
       );
-    bound.set(op.operationId, handler);
+    prepared.set(op.operationId, prepareOperation(op, handler, validators, services));
     const key = `${op.method} ${shape(op.path)}`;
     groups.set(key, [...(groups.get(key) ?? []), op]);
   }
+  const serve: Route = (op, input) => prepared.get(op.operationId)!(input);
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
-  const serve: Route = async (op, input) => {
-    const { state, query } = input;
-    state.operation = op.operationId;
-    const auth = op.authenticated ? await authenticate(input, services, op, query) : null;
-    // An API key in the query string is a credential, not a parameter.
-    if (op.apiKeyParam !== undefined) delete query[op.apiKeyParam];
-    if (auth) state.userId = auth.user.id;
-    const limit = await (auth
-      ? services.limits.user.hit(`user:${auth.user.id}`)
-      : services.limits.ip.hit(`ip:${input.ip()}`));
-    input.setHeader('X-RateLimit-Limit', String(limit.limit));
-    input.setHeader('X-RateLimit-Remaining', String(limit.remaining));
-    input.setHeader('X-RateLimit-Reset', String(limit.reset));
-    const files = input.files();
-    const { params, ignored } = parseParams(op, validators.of(op.operationId), {
-      pathParams: input.pathParams,
-      query,
-      body: input.body,
-      fileFields: Object.keys(files),
-    });
-    // An operation whose body is its payload gets that JSON value as it is.
-    const payload = op.payloadBody ? payloadOf(input.body) : undefined;
-    const handler = bound.get(op.operationId)!;
-    const aborts: (() => void)[] = [];
-    const onClose = () => aborts.forEach((cancel) => cancel());
-    input.req.once('close', onClose);
-    try {
-      const data = await handler({
-        params,
-        services,
-        get ip() {
-          return input.ip();
-        },
-        get host() {
-          return input.host();
-        },
-        get client() {
-          return clientName(input.userAgent);
-        },
-        files,
-        payload,
-        onAbort: (cancel: () => void) => aborts.push(cancel),
-        ...(auth ?? {}),
-      });
-      return Buffer.from(
-        successJson({
-          result: 'success',
-          msg: '',
-          ...data,
-          ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
-        }),
-      );
-    } finally {
-      input.req.off('close', onClose);
-    }
-  };
-
   for (const candidates of ordered) {
-    const pick = (params: Record<string, string>): OperationSpec => {
-      if (candidates.length === 1) return candidates[0];
-      const numeric = candidates.find((op) =>
-        [...op.params.values()].some((p) => p.in === 'path' && p.integer),
-      );
-      const other = candidates.find((op) => op !== numeric) ?? candidates[0];
-      const value = Object.values(params)[0] ?? '';
-      return numeric && /^\d+$/.test(value) ? numeric : other;
-    };
     const first = candidates[0];
-    // Path parameters arrive under the first candidate's names, and are handed
-    // on positionally under the chosen operation's names.
-    const routeNames = parameterNames(first.path);
-    const namesOf = new Map(candidates.map((op) => [op, parameterNames(op.path)]));
-    const route = async (ctx: Koa.Context & { params: Record<string, string> }) => {
-      const op = pick(ctx.params);
-      const names = namesOf.get(op)!;
-      const pathParams: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) {
-        const raw = ctx.params[routeNames[i]] as unknown;
-        pathParams[names[i]] = Array.isArray(raw) ? raw.join('/') : String(raw ?? '');
-      }
-      const body = requestBody(ctx);
-      if (body && !op.bodyTypes.includes(body.type))
-        throw unsupportedMediaType(body.type, op.bodyTypes);
-      const answer = await serve(op, {
-        pathParams,
-        query: parseUrlencoded(ctx.querystring, 'query string'),
-        body,
-        files: () => uploadedFiles(ctx),
-        authorization: ctx.get('authorization') || undefined,
-        // Read when asked: Koa works both out from the headers anew on each read.
-        ip: () => ctx.ip,
-        host: () => ctx.host,
-        userAgent: ctx.req.headers['user-agent'],
-        req: ctx.req,
-        setHeader: (name, value) => ctx.set(name, value),
-        state: ctx.state as RequestState,
-      });
-      // Encoded once by serve: for a string body Koa would measure the UTF-8
-      // length and then encode it again to write it.
-      ctx.type = 'application/json';
-      ctx.body = answer;
-    };
+    const route = koaRoute(matcher(candidates), serve);
     router.register(koaPath(first), [first.method], route);
     // Paths without parameters are also found by exact lookup (see staticRoutes).
     if (!first.path.includes('{')) statics.set(`${first.method} /api/v1${first.path}`, route);

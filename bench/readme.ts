@@ -1,0 +1,60 @@
+// Regenerates the figures of the README's Benchmarks section from one run of
+// every benchmark (all.js) at the current commit: the lines between the
+// "bench-figures" markers become the figure lines that run printed, under a
+// line naming the commit, the date and the machine. Nothing else is written,
+// so the README holds no figure the bench at its head did not print. With a
+// file argument, the figures are read from a saved all.js output instead.
+//   npm run bench:readme            (BENCH_POSTGRES_URL adds the PostgreSQL figures)
+//   node dist/bench/readme.js saved-output.txt
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+const readme = join(__dirname, '..', '..', 'README.md');
+const start = '<!-- bench-figures:start -->';
+const end = '<!-- bench-figures:end -->';
+
+/** The output of one `npm run bench` run: from a file, or run now (passing through as it goes). */
+function benchOutput(): string {
+  const saved = process.argv[2];
+  if (saved) return readFileSync(saved, 'utf8');
+  const run = spawnSync(process.execPath, [join(__dirname, 'all.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  process.stdout.write(run.stdout);
+  if (run.status !== 0) throw new Error(`npm run bench exited with ${run.status}`);
+  return run.stdout;
+}
+
+function main(): void {
+  const output = benchOutput();
+  const mark = output.lastIndexOf('\n== figures');
+  if (mark === -1) throw new Error('no figures block in the bench output');
+  const figures = output
+    .slice(mark + 1)
+    .split('\n')
+    .slice(1)
+    .filter((line) => / \(goal [^)]+\)$/.test(line));
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
+  const block = [
+    start,
+    '',
+    `One \`npm run bench\` at ${commit.stdout.trim() || 'an unknown commit'}, ${new Date().toISOString().slice(0, 10)}, on ${machine}:`,
+    '',
+    ...figures.map((line) => `    ${line}`),
+    '',
+    end,
+  ].join('\n');
+  const text = readFileSync(readme, 'utf8');
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`README.md has no ${start} ... ${end} block`);
+  writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
+  process.stdout.write(`README.md: ${figures.length} figures written\n`);
+}
+
+main();
