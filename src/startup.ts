@@ -16,6 +16,8 @@ import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { doDeleteDueRealms } from './actions/realm/realm-deactivation';
+import { doSendDueEmailNotifications } from './actions/notifications/email-notifications';
+import { doSendDigestEmails } from './actions/notifications/digest-emails';
 import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';
@@ -93,6 +95,8 @@ export async function createServices(
     async () => {
       await doDeliverScheduledMessages(services, new Date());
       await doDeleteDueRealms(services, new Date());
+      await doSendDueEmailNotifications(services, new Date());
+      await doSendDigestEmails(services, new Date());
     },
     log,
   );
