@@ -54,12 +54,13 @@ export interface EmailNotificationStats {
   sent: number;
 }
 
-const statsOf = new WeakMap<Services, EmailNotificationStats>();
+const statsOf = new WeakMap<Services['db'], EmailNotificationStats>();
 
-/** The notification email figures of the process `services` belong to. */
-export function emailNotificationStats(services: Services): EmailNotificationStats {
-  let stats = statsOf.get(services);
-  if (!stats) statsOf.set(services, (stats = { recorded: 0, runs: 0, lastRunAt: null, sent: 0 }));
+/** The notification email figures of the server whose database connection `services.db` is. */
+export function emailNotificationStats(services: Pick<Services, 'db'>): EmailNotificationStats {
+  let stats = statsOf.get(services.db);
+  if (!stats)
+    statsOf.set(services.db, (stats = { recorded: 0, runs: 0, lastRunAt: null, sent: 0 }));
   return stats;
 }
 
