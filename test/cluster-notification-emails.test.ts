@@ -18,7 +18,7 @@ async function lastRun(child: ChildServer): Promise<number> {
 }
 
 /** Waits until `check` holds, or fails naming `state` after `ms`. */
-async function until(state: string, check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+async function until(state: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${state}`);
@@ -73,5 +73,5 @@ describeCluster('two server processes sending on their own timers', () => {
       const mails = await server.services.db.read((db) => readOutbox(db, person.email));
       expect(mails.map((m) => m.subject)).toEqual(['DMs with King Hamlet']);
     }
-  }, 90_000);
+  }, 300_000);
 });

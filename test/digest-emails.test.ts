@@ -53,7 +53,7 @@ beforeAll(async () => {
     await subscribe(server, user, ['general', 'quiet']);
   now = new Date(Date.now() + 60_000);
   await patchRealm({ digest_emails_enabled: true, digest_weekday: digestWeekdayOf(now) });
-}, 60_000);
+}, 120_000);
 afterAll(() => server.stop());
 
 test('the digest weekday is numbered from Monday, as in Zulip', () => {
