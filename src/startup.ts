@@ -1,6 +1,7 @@
 // Start-up: migrates the database, builds the long-lived services, wires the
-// event queues to the messages area and starts the delivery of scheduled
-// messages; and closes all of it again. The server and the admin commands
+// event queues to the messages area and starts the periodic task (scheduled
+// messages, notification and digest emails, deleting organizations); and
+// closes all of it again. The server and the admin commands
 // start here, above every other layer, so that no module below imports upwards.
 import { doDeliverScheduledMessages } from './actions/messages/scheduled-messages';
 import type { Config } from './config';

@@ -1,7 +1,8 @@
 // The page unsubscribe links of notification and digest emails lead to,
 // outside /api/v1 and without credentials: GET (or POST)
 // /accounts/unsubscribe/<kind>/<token> turns the emails off and says so in a
-// small HTML page; a link that is not valid gets a page saying that.
+// small HTML page, as Zulip's link does; a link that is not valid gets a page
+// saying that.
 import type Koa from 'koa';
 import { doUnsubscribe } from '../actions/notifications/unsubscribe';
 import { escapeHtml } from '../lib/mail/mailer';
@@ -43,6 +44,11 @@ export function unsubscribePages(services: Services): Koa.Middleware {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD, POST');
       ctx.body = page('Method not allowed', '<p>Open this link in a browser.</p>');
+      return;
+    }
+    // A HEAD request (a link checker) changes nothing.
+    if (ctx.method === 'HEAD') {
+      ctx.body = page('Unsubscribe', '<p>Open this link to unsubscribe.</p>');
       return;
     }
     const done = await doUnsubscribe(services, match[1], match[2]);
