@@ -133,7 +133,7 @@ test('someone away gets the busiest conversations and new channels once a week',
   );
   const state = await register(server, cast.member2, { fetch_event_types: ['user_settings'] });
   expect(state.user_settings.enable_digest_emails).toBe(false);
-});
+}, 120_000);
 
 test('nothing goes out when the organization has digests off', async () => {
   const person = cast.moderator;

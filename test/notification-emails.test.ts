@@ -78,7 +78,7 @@ describe('one server', () => {
     await subscribe(server, cast.member, ['general']);
     await subscribe(server, cast.member2, ['general']);
     general = await streamId(server, cast.member, 'general');
-  }, 120_000);
+  }, 300_000);
   afterAll(() => server.stop());
 
   // Each test starts with an empty outbox and no pending rows.
@@ -422,7 +422,7 @@ describe('a pending email survives a restart', () => {
       await second?.stop();
       await database.drop();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('two servers on one database', () => {
@@ -437,7 +437,7 @@ describe('two servers on one database', () => {
     a = await TestServer.startOn(database, shared);
     b = await TestServer.startOn(database, shared);
     cast = await a.createCast();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await a?.stop();
     await b?.stop();
