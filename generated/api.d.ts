@@ -8328,6 +8328,22 @@ export interface components {
                      *     announced as a `realm` event of op `update`. Feature level 331.
                      */
                     moderation_request_channel_id?: number;
+                    /**
+                     * @description Whether notification emails may include the messages they are
+                     *     about (and their senders' names); when off, they only say
+                     *     where new messages are.
+                     */
+                    message_content_allowed_in_email_notifications?: boolean;
+                    /**
+                     * @description Whether members away for several days get a weekly digest
+                     *     email (each can still turn it off with `enable_digest_emails`).
+                     */
+                    digest_emails_enabled?: boolean;
+                    /**
+                     * Format: int32
+                     * @description The day digest emails are sent, 0 for Monday to 6 for Sunday.
+                     */
+                    digest_weekday?: number;
                     can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_resolve_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];

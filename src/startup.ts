@@ -1,6 +1,7 @@
 // Start-up: migrates the database, builds the long-lived services, wires the
-// event queues to the messages area and starts the delivery of scheduled
-// messages; and closes all of it again. The server and the admin commands
+// event queues to the messages area and starts the periodic task (scheduled
+// messages, notification and digest emails, deleting organizations); and
+// closes all of it again. The server and the admin commands
 // start here, above every other layer, so that no module below imports upwards.
 import { doDeliverScheduledMessages } from './actions/messages/scheduled-messages';
 import type { Config } from './config';
@@ -16,6 +17,8 @@ import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { doDeleteDueRealms } from './actions/realm/realm-deactivation';
+import { doSendDueEmailNotifications } from './actions/notifications/email-notifications';
+import { doSendDigestEmails } from './actions/notifications/digest-emails';
 import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';
@@ -93,6 +96,8 @@ export async function createServices(
     async () => {
       await doDeliverScheduledMessages(services, new Date());
       await doDeleteDueRealms(services, new Date());
+      await doSendDueEmailNotifications(services, new Date());
+      await doSendDigestEmails(services, new Date());
     },
     log,
   );

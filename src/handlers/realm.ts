@@ -18,6 +18,9 @@ const plainNames = [
   'email_address_visibility',
   'waiting_period_threshold',
   'moderation_request_channel_id',
+  'message_content_allowed_in_email_notifications',
+  'digest_emails_enabled',
+  'digest_weekday',
 ] as const;
 
 /** An administrator changes organization settings. */

@@ -17,6 +17,7 @@ import { emojiDataServing } from './emoji-data';
 import { sendError } from './envelope';
 import { fileServing } from './files';
 import { joinPages } from './join';
+import { unsubscribePages } from './unsubscribe';
 import { leanPath, type RequestRecorder } from './lean';
 import { createMetrics } from './metrics';
 import { operatorEndpoints } from './operator';
@@ -124,6 +125,8 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   app.use(bodyReader());
   // The join page of invitations, outside /api/v1.
   app.use(joinPages(services));
+  // The unsubscribe links of notification emails, outside /api/v1.
+  app.use(unsubscribePages(services));
 
   // Uploaded files arrive in a temporary folder; whatever a handler did not
   // move into the store is removed once the request is answered.

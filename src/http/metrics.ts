@@ -7,6 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Database } from '../db/client';
 import type { EventQueueStore, QueueStats } from '../events/queues';
 import { passwordChecks } from '../lib/users/secrets';
+import { emailNotificationStats } from '../actions/notifications/email-notifications';
 
 /** The metrics of one server. */
 export interface Metrics {
@@ -97,6 +98,23 @@ export function createMetrics(
       this.reset();
       this.inc({ against: 'account' }, passwordChecks.account);
       this.inc({ against: 'stand_in' }, passwordChecks.standIn);
+    },
+  });
+  new Counter({
+    name: 'chat_notification_emails_total',
+    help: 'Notification emails about missed messages sent by this process.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(emailNotificationStats(sources).sent);
+    },
+  });
+  new Gauge({
+    name: 'chat_notification_email_last_run_seconds',
+    help: 'The time (Unix seconds) the last run of notification emails in this process sent for; 0 before the first.',
+    registers: [registry],
+    collect() {
+      this.set((emailNotificationStats(sources).lastRunAt?.getTime() ?? 0) / 1000);
     },
   });
   if (options.processMetrics) collectDefaultMetrics({ register: registry });

@@ -37,6 +37,7 @@ import {
   type WebhookMessage,
 } from '../webhooks/outgoing-webhooks';
 import { publishAttachmentUpdates } from '../uploads/uploads';
+import { doRecordEmailNotifications } from '../notifications/email-notifications';
 
 /** What POST /messages asks. */
 export interface SendRequest {
@@ -269,6 +270,7 @@ export async function sendMessageIn(
   onCommit(() =>
     publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
   );
+  onCommit(() => void doRecordEmailNotifications(services, { message, ...delivery }));
   if (to.kind === 'dm' && isToWelcomeBot(sender, to.recipients)) {
     const bot = to.recipients.find((u) => u.id !== sender.id)!;
     onCommit(() =>

@@ -54,6 +54,11 @@ const plainSettings: Record<string, { column: keyof Realm; store?: (value: unkno
       column: 'moderationRequestChannelId',
       store: (v) => (v === -1 ? null : v),
     },
+    message_content_allowed_in_email_notifications: {
+      column: 'messageContentAllowedInEmailNotifications',
+    },
+    digest_emails_enabled: { column: 'digestEmailsEnabled' },
+    digest_weekday: { column: 'digestWeekday' },
   };
 
 /**

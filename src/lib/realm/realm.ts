@@ -104,6 +104,10 @@ export async function presentRealmState(
     realm_default_language: realm.defaultLanguage,
     realm_invite_required: realm.inviteRequired,
     realm_enable_read_receipts: realm.enableReadReceipts,
+    realm_message_content_allowed_in_email_notifications:
+      realm.messageContentAllowedInEmailNotifications,
+    realm_digest_emails_enabled: realm.digestEmailsEnabled,
+    realm_digest_weekday: realm.digestWeekday,
     // The default, for new users, of who may see their real email address.
     realm_email_address_visibility: realm.emailAddressVisibility,
     ...groupFields,
