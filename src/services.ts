@@ -4,6 +4,7 @@
 import type { Config } from './config';
 import type { Database } from './db/client';
 import type { EventBus } from './events/bus';
+import type { Followers } from './events/followers';
 import type { EventQueueStore } from './events/queues';
 import type { RedisLink } from './events/redis';
 import type { Authenticator } from './lib/users/credentials';
@@ -11,6 +12,7 @@ import type { FileStore } from './lib/uploads/file-store';
 import type { Mailer } from './lib/mail/mailer';
 import type { RateLimiter } from './http/rate-limit';
 import type { Scheduler } from './lib/messages/scheduler';
+import type { SentMessage } from './lib/messages/sent';
 import type { Logger } from './log';
 
 /** Everything handlers and actions need, created once per process. */
@@ -27,6 +29,8 @@ export interface Services {
   mail: Mailer;
   queues: EventQueueStore;
   bus: EventBus;
+  /** Subscribers to committed messages: what follows from a message being sent. */
+  messageSent: Followers<SentMessage>;
   limits: { user: RateLimiter; ip: RateLimiter; apiKeyFailures: RateLimiter };
   /** Delivers due scheduled messages every few seconds. */
   scheduler: Scheduler;

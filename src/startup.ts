@@ -17,7 +17,13 @@ import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { doDeleteDueRealms } from './actions/realm/realm-deactivation';
-import { doSendDueEmailNotifications } from './actions/notifications/email-notifications';
+import {
+  doRecordEmailNotifications,
+  doSendDueEmailNotifications,
+} from './actions/notifications/email-notifications';
+import { doAnswerAsWelcomeBot, doCallOutgoingWebhooks } from './actions/messages/messages';
+import { Followers } from './events/followers';
+import type { SentMessage } from './lib/messages/sent';
 import { doSendDigestEmails } from './actions/notifications/digest-emails';
 import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
@@ -74,6 +80,9 @@ export async function createServices(
     mail: openMailer(config, db, log),
     queues,
     bus,
+    messageSent: new Followers<SentMessage>((name, error) =>
+      log.warn('a follower of a sent message failed', { follower: name, error: String(error) }),
+    ),
     limits: {
       user: new RateLimiter(
         config.rateLimitUserRequests,
@@ -91,6 +100,7 @@ export async function createServices(
     },
     scheduler: { stop: async () => {} },
   };
+  followSentMessages(services);
   services.scheduler = startScheduler(
     config.scheduledMessagesIntervalSeconds,
     async () => {
@@ -124,4 +134,17 @@ export async function closeServices(services: Services): Promise<void> {
   await services.files.close();
   await services.mail.close();
   await services.db.close();
+}
+
+/**
+ * Subscribes what follows from a committed message, each on its own: Welcome
+ * Bot's answer, outgoing webhooks and the notification emails to come.
+ */
+function followSentMessages(services: Services): void {
+  const sent = services.messageSent;
+  sent.subscribe('welcome bot', (message) => doAnswerAsWelcomeBot(services, message));
+  sent.subscribe('outgoing webhooks', (message) => doCallOutgoingWebhooks(services, message));
+  sent.subscribe('notification emails', (message) =>
+    doRecordEmailNotifications(services, { ...message, message: message.message }),
+  );
 }

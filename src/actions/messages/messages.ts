@@ -31,13 +31,13 @@ import { usersAlerted } from '../../lib/users/alert-words';
 import { usersMuting } from '../../lib/users/muted-users';
 import { VisibilityPolicy } from '../../lib/users/user-topics';
 import type { Services } from '../../services';
+import type { SentMessage } from '../../lib/messages/sent';
 import {
   dispatchOutgoingWebhooks,
   serviceCalls,
   type WebhookMessage,
 } from '../webhooks/outgoing-webhooks';
 import { publishAttachmentUpdates } from '../uploads/uploads';
-import { doRecordEmailNotifications } from '../notifications/email-notifications';
 
 /** What POST /messages asks. */
 export interface SendRequest {
@@ -270,44 +270,50 @@ export async function sendMessageIn(
   onCommit(() =>
     publishMessage(services, body, facts, delivery, sender.id, request.localId, publicChannel),
   );
-  onCommit(() => void doRecordEmailNotifications(services, { message, ...delivery }));
-  if (to.kind === 'dm' && isToWelcomeBot(sender, to.recipients)) {
-    const bot = to.recipients.find((u) => u.id !== sender.id)!;
-    onCommit(() =>
-      doSendMessage(services, realm, bot, {
-        type: 'private',
-        to: [sender.id],
-        content: welcomeBotAnswer(content),
-        byServer: true,
-      }).catch((error) =>
-        services.log.warn('Welcome Bot could not answer', {
-          message_id: message.id,
-          error: (error as Error).message,
-        }),
-      ),
-    );
-  }
-  const calls = await serviceCalls(tx, sender, to, rendered.mentionedUserIds, delivery.userIds);
-  if (calls.length > 0) {
-    const payload: WebhookMessage = {
-      ...body,
-      content: message.content,
-      rendered_content: body.content,
-    };
-    onCommit(() =>
-      dispatchOutgoingWebhooks(services, realm, host, payload, calls, (bot, reply) =>
-        doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),
-      ),
-    );
-  }
+  const sent: SentMessage = {
+    realm,
+    sender,
+    message,
+    to,
+    body,
+    host,
+    mentionedUserIds: rendered.mentionedUserIds,
+    ...delivery,
+  };
+  onCommit(() => services.messageSent.announce(sent));
   return message.id;
 }
 
-/** Whether a person (not a bot) writes to Welcome Bot alone, which answers as in Zulip. */
-function isToWelcomeBot(sender: User, recipients: User[]): boolean {
-  if (sender.isBot) return false;
-  const others = recipients.filter((u) => u.id !== sender.id);
-  return others.length === 1 && others[0].isBot && others[0].emailLower === SystemBot.welcome.email;
+/** Welcome Bot answers a person who writes to it alone, as in Zulip. */
+export async function doAnswerAsWelcomeBot(services: Services, sent: SentMessage): Promise<void> {
+  const { sender, to, realm } = sent;
+  if (sender.isBot || to.kind !== 'dm') return;
+  const others = to.recipients.filter((u) => u.id !== sender.id);
+  const bot = others[0];
+  if (others.length !== 1 || !bot.isBot || bot.emailLower !== SystemBot.welcome.email) return;
+  await doSendMessage(services, realm, bot, {
+    type: 'private',
+    to: [sender.id],
+    content: welcomeBotAnswer(sent.message.content),
+    byServer: true,
+  });
+}
+
+/** Calls the outgoing-webhook bots a sent message triggers, sending their replies. */
+export async function doCallOutgoingWebhooks(services: Services, sent: SentMessage): Promise<void> {
+  const { realm, sender, to, body } = sent;
+  const calls = await services.db.read((db) =>
+    serviceCalls(db, sender, to, sent.mentionedUserIds, sent.userIds),
+  );
+  if (calls.length === 0) return;
+  const payload: WebhookMessage = {
+    ...body,
+    content: sent.message.content,
+    rendered_content: body.content,
+  };
+  dispatchOutgoingWebhooks(services, realm, sent.host, payload, calls, (bot, reply) =>
+    doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),
+  );
 }
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */
