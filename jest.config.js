@@ -32,4 +32,11 @@ if (process.env.TEST_POSTGRES_URL) {
 // so two workers keep both cores busy even on a two-core machine. A worker
 // keeps what each test file's modules leave behind: one that has grown past
 // 1 GB between files is replaced, before it can reach Node's heap limit.
-module.exports = { projects, testTimeout: 30000, maxWorkers: 2, workerIdleMemoryLimit: '1GB' };
+module.exports = {
+  projects,
+  testTimeout: 30000,
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
+  // Each file's time, by project, for .ci/run's list of the slowest.
+  reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
+};
