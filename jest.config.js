@@ -37,6 +37,9 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   workerIdleMemoryLimit: '1GB',
+  // One migrated template database of each kind for the run, copied by each test file.
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   // Each file's time, by project, for .ci/run's list of the slowest.
   reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
 };

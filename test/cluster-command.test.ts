@@ -90,7 +90,7 @@ let client: ApiClient;
   let cluster: ReturnType<typeof startCluster>;
 
   beforeAll(async () => {
-    database = createTestDatabase();
+    database = await createTestDatabase();
     prefix = newKeyPrefix();
     cluster = startCluster(
       {

@@ -69,7 +69,7 @@ describe('two servers delivering the same due messages', () => {
   let general: number;
 
   beforeAll(async () => {
-    database = createTestDatabase();
+    database = await createTestDatabase();
     const env = { ...redisEnv(newKeyPrefix()), SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' };
     a = await TestServer.startOn(database, env);
     b = await TestServer.startOn(database, env);

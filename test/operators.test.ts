@@ -228,7 +228,7 @@ describe('GET /metrics', () => {
   });
 
   test('the server started by npm start adds the process metrics', async () => {
-    const database = createTestDatabase();
+    const database = await createTestDatabase();
     const running = await startServer(
       loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', PORT: '0' }),
       createLogger('silent'),

@@ -37,7 +37,7 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 }
 
 test('stop answers waiting polls, lets requests in flight finish, then closes', async () => {
-  const database = createTestDatabase();
+  const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
     PORT: '0',

@@ -236,7 +236,12 @@ export class TestServer extends ApiClient {
    * variables, and log lines go to `logLines` when it is given.
    */
   static async start(env: Record<string, string> = {}, logLines?: string[]): Promise<TestServer> {
-    return TestServer.startOn(createTestDatabase(), { ...redisEnv(), ...env }, logLines, true);
+    return TestServer.startOn(
+      await createTestDatabase(),
+      { ...redisEnv(), ...env },
+      logLines,
+      true,
+    );
   }
 
   /**
