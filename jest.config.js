@@ -15,6 +15,22 @@ const base = {
   ],
 };
 
+// Files whose subject does not depend on the database (the Markdown renderer,
+// linkifier syntax, emoji tables, the docs and their examples and samples, the
+// served contract, clients generated from it, the validator cache): they run
+// once, in the SQLite project.
+const databaseIndependent = [
+  'markdown',
+  'linkifier-syntax',
+  'emoji-data',
+  'docs-browser',
+  'generated-clients',
+  'contract-served',
+  'curl-samples',
+  'examples-replay',
+  'validator-cache',
+];
+
 const projects = [
   { ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] },
 ];
@@ -23,6 +39,7 @@ if (process.env.TEST_POSTGRES_URL) {
     ...base,
     displayName: 'postgresql',
     setupFiles: ['<rootDir>/test/support/use-postgres.js'],
+    testPathIgnorePatterns: databaseIndependent.map((name) => `/test/${name}\\.test\\.ts$`),
   });
 } else {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');

@@ -330,7 +330,7 @@ describe('administering a bot', () => {
       id: expect.any(Number),
     });
     expect((await server.call('GET', '/bots', { as: cast.member2 })).body.bots).toEqual([]);
-    await server.call('POST', `/users/${bot.user_id}/reactivate`, { as: cast.admin });
+    await server.ok('POST', `/users/${bot.user_id}/reactivate`, { as: cast.admin });
     const back = await server.call('GET', '/users/me', { as: asBot(email, bot.api_key) });
     expect(back.body.user_id).toBe(bot.user_id);
   });

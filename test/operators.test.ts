@@ -207,17 +207,17 @@ describe('GET /metrics', () => {
     expect(sample(after, 'chat_event_polls_waiting')).toBe(0);
     // The heartbeat stays in the queue until the client acknowledges it.
     expect(sample(after, 'chat_event_queue_events')).toBe(1);
-    await server.call('DELETE', '/events', { as: cast.member2, params: { queue_id: queueId } });
+    await server.ok('DELETE', '/events', { as: cast.member2, params: { queue_id: queueId } });
     expect(queues(await metricsText())).toBe(queues(before));
   });
 
   test('adds up the calls to the database and the time they took', async () => {
     const before = await metricsText();
-    await server.call('POST', '/messages', {
+    await server.ok('POST', '/messages', {
       as: cast.member,
       params: { type: 'direct', to: [cast.member2.id], content: 'Counting database time' },
     });
-    await server.call('GET', '/users', { as: cast.member });
+    await server.ok('GET', '/users', { as: cast.member });
     const after = await metricsText();
     for (const kind of ['read', 'write']) {
       const calls = (text: string) => sample(text, 'chat_database_calls_total', { kind })!;
@@ -279,7 +279,7 @@ describe('request logs', () => {
     await server.call('GET', '/users/me', {
       as: { email: cast.member.email, apiKey: 'A'.repeat(32) },
     });
-    await server.call('GET', '/users/me', {
+    await server.ok('GET', '/users/me', {
       as: {
         authorization: `Basic ${Buffer.from(`${cast.member.email}:${cast.member.apiKey}`).toString('base64')}`,
       },

@@ -88,7 +88,7 @@ test('an idle report marks the user idle', async () => {
 
 test('invisible users are neither stored nor shown', async () => {
   const shy = await server.createUser(cast.realm, { email: 'shy@example.com' });
-  await server.call('PATCH', '/settings', { as: shy, params: { presence_enabled: false } });
+  await server.ok('PATCH', '/settings', { as: shy, params: { presence_enabled: false } });
   const res = await presence(shy, { status: 'active', last_update_id: -1 });
   expect(res.body.presences).not.toHaveProperty(String(shy.id));
 });
@@ -114,7 +114,7 @@ test('a user appearing is announced to the organization, and the state matches a
   const newcomer = await server.createUser(cast.realm, { email: 'newcomer@example.com' });
   const watcher = await server.createUser(cast.realm, { email: 'watcher@example.com' });
   const state = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: watcher,
       params: { event_types: ['presence'], fetch_event_types: ['presence'] },
     })
@@ -145,7 +145,7 @@ test('a user appearing is announced to the organization, and the state matches a
   const event = body.events[0];
   applyEvents(state, [event]);
   const fresh = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: watcher,
       params: { event_types: [], fetch_event_types: ['presence'] },
     })
@@ -157,7 +157,7 @@ test('a user reporting every minute is announced only when coming back from offl
   const regular = await server.createUser(cast.realm, { email: 'regular@example.com' });
   const watcher = await server.createUser(cast.realm, { email: 'watcher2@example.com' });
   const queue = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: watcher,
       params: { event_types: ['presence'], fetch_event_types: [] },
     })

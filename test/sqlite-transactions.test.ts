@@ -16,14 +16,28 @@ afterAll(() => server.stop());
 
 class Planned extends Error {}
 
+/**
+ * Waits, inside an open transaction, until each of `others` has finished
+ * (PostgreSQL runs them beside it) or is waiting behind it (SQLite's lock).
+ */
+async function holdUntilMet(others: Promise<unknown>[]): Promise<void> {
+  let finished = 0;
+  for (const other of others) void other.finally(() => finished++).catch(() => {});
+  await waitFor(
+    `${others.length} operation(s) to finish or wait behind the open transaction`,
+    () => finished + server.services.db.lockWaiters >= others.length,
+  );
+}
+
 test('a write made while another transaction is open survives that transaction failing', async () => {
   let inside!: () => void;
   const opened = new Promise<void>((resolve) => (inside = resolve));
+  let others: Promise<unknown>[] = [];
   const failing = server.services.db
     .write(async (tx) => {
       await tx.user.update({ where: { id: cast.owner.id }, data: { timezone: 'Pacific/Fiji' } });
       inside();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await holdUntilMet(others);
       throw new Planned('roll back');
     })
     .catch((error) => error);
@@ -31,12 +45,13 @@ test('a write made while another transaction is open survives that transaction f
   await opened;
   // Meanwhile, through HTTP, another user changes a setting (a transaction of
   // its own), and a single statement is sent outside any transaction.
-  const [res] = await Promise.all([
+  others = [
     server.call('PATCH', '/settings', { as: cast.member, params: { timezone: 'Asia/Kolkata' } }),
     server.services.db.read((db) =>
       db.user.update({ where: { id: cast.moderator.id }, data: { timezone: 'Europe/Rome' } }),
     ),
-  ]);
+  ];
+  const [res] = (await Promise.all(others)) as [{ status: number }];
   expect(res.status).toBe(200);
 
   expect(await failing).toBeInstanceOf(Planned);
