@@ -84,7 +84,7 @@ export async function createServices(
         redis,
       ),
     },
-    scheduler: { stop: async () => {} },
+    scheduler: { stop: async () => {}, runs: 0 },
   };
   services.scheduler = startScheduler(
     config.scheduledMessagesIntervalSeconds,

@@ -172,7 +172,10 @@ describe('the lean path for event queues', () => {
     await waitForParkedPolls(server, parked + 1);
     controller.abort();
     expect(await waiting).toBe('AbortError');
-    await waitFor('the aborted poll to be let go', async () => (await parkedPolls(server)) === parked);
+    await waitFor(
+      'the aborted poll to be let go',
+      async () => (await parkedPolls(server)) === parked,
+    );
     // The queue still works: the next poll gets the message sent meanwhile.
     await sendDirect(server, cast.member, [cast.member2.id], 'after the abort');
     const next = await server.call('GET', '/events', {

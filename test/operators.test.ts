@@ -8,6 +8,7 @@ import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
 import { sample } from './support/metrics';
 import { TestServer, type Cast } from './support/server';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -193,12 +194,10 @@ describe('GET /metrics', () => {
       params: { queue_id: queueId, last_event_id: -1 },
     });
     // The poll waits for an event or its heartbeat (one second in tests).
-    let waiting = 0;
-    for (let i = 0; i < 50 && waiting === 0; i++) {
-      waiting = sample(await metricsText(), 'chat_event_polls_waiting')!;
-      if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(waiting).toBe(1);
+    await waitFor(
+      'one poll parked (chat_event_polls_waiting 1)',
+      async () => sample(await metricsText(), 'chat_event_polls_waiting') === 1,
+    );
     const during = await metricsText();
     expect(queues(during)).toBe(queues(before) + 1);
     expect(sample(during, 'chat_event_queue_events')).toBe(0);

@@ -17,13 +17,19 @@ class TimingReporter {
       seconds: Math.round((end - start) / 100) / 10,
       tests: result.numPassingTests + result.numFailingTests,
     });
+    // Written after each file, so that a run cut short still tells.
+    this.write();
   }
 
   onRunComplete() {
+    this.write();
+  }
+
+  write() {
     const out = process.env.JEST_TIMES_FILE;
     if (!out) return;
-    this.files.sort((a, b) => b.seconds - a.seconds);
-    writeFileSync(out, JSON.stringify(this.files, null, 1));
+    const sorted = [...this.files].sort((a, b) => b.seconds - a.seconds);
+    writeFileSync(out, JSON.stringify(sorted, null, 1));
   }
 }
 

@@ -1,6 +1,7 @@
 // The one way a test waits: for a state, checked again and again until it
 // holds, with a bound after which the test fails naming the state. No test
 // sleeps a fixed time, and none asserts how long something took.
+import { sample } from './metrics';
 
 /** How long a state may take to come about before the test fails. */
 export const WAIT_LIMIT_MS = 15_000;
@@ -47,4 +48,24 @@ export async function waitForParkedPolls(server: HasQueues, count = 1): Promise<
     `${count} poll(s) parked on GET /events`,
     async () => (await parkedPolls(server)) >= count,
   );
+}
+
+/** Polls parked on GET /events in the process at `url`, from its /metrics (chat_event_polls_waiting). */
+export async function parkedPollsAt(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`);
+  return sample(await res.text(), 'chat_event_polls_waiting') ?? 0;
+}
+
+/** Waits until at least `count` polls are parked in the process at `url`, as its /metrics says. */
+export async function waitForParkedPollsAt(url: string, count = 1): Promise<void> {
+  await waitFor(
+    `${count} poll(s) parked on GET /events at ${url} (chat_event_polls_waiting)`,
+    async () => (await parkedPollsAt(url)) >= count,
+  );
+}
+
+/** Finished runs of the periodic task in the process at `url`, from its /metrics. */
+export async function periodicTaskRuns(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`);
+  return sample(await res.text(), 'chat_periodic_task_runs_total') ?? 0;
 }
