@@ -15,6 +15,22 @@ const base = {
   ],
 };
 
+// Files whose subject does not depend on the database (the Markdown renderer,
+// linkifier syntax, emoji tables, the docs and their examples and samples, the
+// served contract, clients generated from it, the validator cache): they run
+// once, in the SQLite project.
+const databaseIndependent = [
+  'markdown',
+  'linkifier-syntax',
+  'emoji-data',
+  'docs-browser',
+  'generated-clients',
+  'contract-served',
+  'curl-samples',
+  'examples-replay',
+  'validator-cache',
+];
+
 const projects = [
   { ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] },
 ];
@@ -23,6 +39,7 @@ if (process.env.TEST_POSTGRES_URL) {
     ...base,
     displayName: 'postgresql',
     setupFiles: ['<rootDir>/test/support/use-postgres.js'],
+    testPathIgnorePatterns: databaseIndependent.map((name) => `/test/${name}\\.test\\.ts$`),
   });
 } else {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');
@@ -32,4 +49,14 @@ if (process.env.TEST_POSTGRES_URL) {
 // so two workers keep both cores busy even on a two-core machine. A worker
 // keeps what each test file's modules leave behind: one that has grown past
 // 1 GB between files is replaced, before it can reach Node's heap limit.
-module.exports = { projects, testTimeout: 30000, maxWorkers: 2, workerIdleMemoryLimit: '1GB' };
+module.exports = {
+  projects,
+  testTimeout: 30000,
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
+  // One migrated template database of each kind for the run, copied by each test file.
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
+  // Each file's time, by project, for .ci/run's list of the slowest.
+  reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
+};

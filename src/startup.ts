@@ -30,8 +30,6 @@ import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';
 import type { Mailer } from './lib/mail/mailer';
 import { OutboxMailer } from './lib/mail/outbox';
-import { SmtpMailer } from './lib/mail/smtp-mailer';
-import { S3FileStore } from './lib/uploads/s3-store';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 
@@ -76,8 +74,8 @@ export async function createServices(
     db,
     redis,
     auth,
-    files: openFileStore(config),
-    mail: openMailer(config, db, log),
+    files: await openFileStore(config),
+    mail: await openMailer(config, db, log),
     queues,
     bus,
     messageSent: new Followers<SentMessage>((name, error) =>
@@ -98,7 +96,7 @@ export async function createServices(
         redis,
       ),
     },
-    scheduler: { stop: async () => {} },
+    scheduler: { stop: async () => {}, runs: 0 },
   };
   followSentMessages(services);
   services.scheduler = startScheduler(
@@ -114,16 +112,21 @@ export async function createServices(
   return services;
 }
 
+// The AWS SDK and nodemailer are loaded only when configured: together they
+// are a good part of the modules a start loads.
+
 /** The object store when S3_BUCKET is set, otherwise the upload folder. */
-export function openFileStore(config: Config): FileStore {
-  return config.s3 ? new S3FileStore(config.s3) : new LocalFileStore(config.uploadsDir);
+export async function openFileStore(config: Config): Promise<FileStore> {
+  if (!config.s3) return new LocalFileStore(config.uploadsDir);
+  const { S3FileStore } = await import('./lib/uploads/s3-store');
+  return new S3FileStore(config.s3);
 }
 
 /** The SMTP server when SMTP_URL is set, otherwise the database's outbox. */
-export function openMailer(config: Config, db: Database, log: Logger): Mailer {
-  return config.smtpUrl
-    ? new SmtpMailer(config.smtpUrl, config.emailFrom)
-    : new OutboxMailer(db, config.emailFrom, log);
+export async function openMailer(config: Config, db: Database, log: Logger): Promise<Mailer> {
+  if (!config.smtpUrl) return new OutboxMailer(db, config.emailFrom, log);
+  const { SmtpMailer } = await import('./lib/mail/smtp-mailer');
+  return new SmtpMailer(config.smtpUrl, config.emailFrom);
 }
 
 /** Answers waiting polls, stops the scheduler and closes the database. */

@@ -16,6 +16,7 @@ import {
   sendToChannel,
   subscribe,
 } from './streams-fixtures';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -330,7 +331,7 @@ describe('administering a bot', () => {
       id: expect.any(Number),
     });
     expect((await server.call('GET', '/bots', { as: cast.member2 })).body.bots).toEqual([]);
-    await server.call('POST', `/users/${bot.user_id}/reactivate`, { as: cast.admin });
+    await server.ok('POST', `/users/${bot.user_id}/reactivate`, { as: cast.admin });
     const back = await server.call('GET', '/users/me', { as: asBot(email, bot.api_key) });
     expect(back.body.user_id).toBe(bot.user_id);
   });
@@ -359,14 +360,30 @@ class Endpoint {
   }
 }
 
-/** Waits until `check` holds, for up to five seconds. */
-async function eventually<T>(check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('timed out');
+/** Waits until `check` finds something, failing after the bounded wait naming `state`. */
+function eventually<T>(
+  check: () => Promise<T | undefined>,
+  state = 'the outgoing webhook call or its reply',
+): Promise<NonNullable<T>> {
+  return waitFor(state, check);
+}
+
+/**
+ * Sends a message that calls the bot and waits for the endpoint to receive
+ * it: calls are made in the order messages are sent, so a call that an
+ * earlier message made would have been received by then.
+ */
+async function callMarker(
+  server: TestServer,
+  endpoint: { requests: { body: string }[] },
+  sender: Cast['member'],
+): Promise<number> {
+  const id = await sendToChannel(server, sender, 'webhooks', 'marker', '@**Echo Bot** marker');
+  await eventually(
+    async () => endpoint.requests.find((r) => JSON.parse(r.body).message.id === id),
+    'the call about the marker message',
+  );
+  return id;
 }
 
 describe('outgoing webhooks', () => {
@@ -431,9 +448,11 @@ describe('outgoing webhooks', () => {
       content: `<p>echo: <span class="user-mention" data-user-id="${bot.user_id}">@Echo Bot</span> hello</p>`,
       client: 'OutgoingWebhookResponse',
     });
-    // The reply mentions the bot, but a bot's own messages call nobody.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(endpoint.requests).toHaveLength(1);
+    // The reply mentions the bot, but a bot's own messages call nobody: the
+    // next call is the marker's.
+    endpoint.answer = () => ({ status: 200, json: { response_not_required: true } });
+    const marker = await callMarker(server, endpoint, cast.member);
+    expect(endpoint.requests.map((r) => JSON.parse(r.body).message.id)).toEqual([id, marker]);
   });
 
   test('a direct message triggers it too; response_not_required sends nothing', async () => {
@@ -441,17 +460,32 @@ describe('outgoing webhooks', () => {
     await sendDirect(server, cast.member, [bot.user_id], 'are you there?');
     const request = await eventually(async () => endpoint.requests[0]);
     expect(JSON.parse(request.body).trigger).toBe('direct_message');
-    await new Promise((r) => setTimeout(r, 300));
+    // A later call whose answer is a reply: once that reply is there, any
+    // reply to the first would be too.
+    endpoint.answer = () => ({ status: 200, json: { content: 'later' } });
+    await sendDirect(server, cast.member, [bot.user_id], 'and now?');
+    await eventually(
+      async () =>
+        (
+          await fetchNarrow(server, cast.member, [{ operator: 'dm', operand: [bot.user_id] }])
+        ).messages.find((m: any) => m.sender_id === bot.user_id),
+      "the bot's reply to the later message",
+    );
     const dms = await fetchNarrow(server, cast.member, [
       { operator: 'dm', operand: [bot.user_id] },
     ]);
-    expect(dms.messages.map((m: any) => m.sender_id)).toEqual([cast.member.id]);
+    expect(dms.messages.map((m: any) => m.sender_id)).toEqual([
+      cast.member.id,
+      cast.member.id,
+      bot.user_id,
+    ]);
   });
 
   test('messages that neither mention nor address the bot call nothing', async () => {
     await sendToChannel(server, cast.member, 'webhooks', 'quiet', 'just talking about Echo Bot');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(endpoint.requests).toEqual([]);
+    endpoint.answer = () => ({ status: 200, json: { response_not_required: true } });
+    const marker = await callMarker(server, endpoint, cast.member);
+    expect(endpoint.requests.map((r) => JSON.parse(r.body).message.id)).toEqual([marker]);
   });
 
   test('a failing endpoint is tried three times, then the owner is told', async () => {

@@ -251,7 +251,7 @@ test('moving a channel into a folder is a stream update event', async () => {
     event_types: ['stream'],
     fetch_event_types: ['subscription'],
   });
-  await server.call('PATCH', `/streams/${ops}`, { as: cast.admin, params: { folder_id: backend } });
+  await server.ok('PATCH', `/streams/${ops}`, { as: cast.admin, params: { folder_id: backend } });
   const events = await eventsOf(server, cast.member, initial.queue_id);
   expect(events).toEqual([
     {

@@ -8,8 +8,8 @@ import { startServer } from '../src/server';
 import { createTestDatabase, type TestDatabase } from './support/database';
 
 let database: TestDatabase;
-beforeAll(() => {
-  database = createTestDatabase();
+beforeAll(async () => {
+  database = await createTestDatabase({ empty: true });
 });
 afterAll(() => database.drop());
 

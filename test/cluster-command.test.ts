@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { dropRedisKeys, newKeyPrefix, testRedisUrl, usesRedis } from './support/redis';
 import { ApiClient, TestServer, type Cast } from './support/server';
+import { waitFor } from './support/wait';
 
 const root = resolve(__dirname, '..');
 
@@ -90,7 +91,7 @@ let client: ApiClient;
   let cluster: ReturnType<typeof startCluster>;
 
   beforeAll(async () => {
-    database = createTestDatabase();
+    database = await createTestDatabase();
     prefix = newKeyPrefix();
     cluster = startCluster(
       {
@@ -102,11 +103,13 @@ let client: ApiClient;
       },
       ['--workers', '2'],
     );
-    const deadline = Date.now() + 60_000;
-    while (!cluster.lines.some((l) => l.msg === 'cluster listening')) {
-      if (Date.now() > deadline) throw new Error(`cluster did not start: ${cluster.stderr()}`);
-      await new Promise((done) => setTimeout(done, 100));
-    }
+    await waitFor(
+      'the cluster to log "cluster listening"',
+      () => cluster.lines.some((l) => l.msg === 'cluster listening'),
+      60_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; its stderr: ${cluster.stderr()}`);
+    });
     const url = cluster.lines.find((l) => l.msg === 'cluster listening')!.url as string;
     client = new ApiClient(url.replace(/\/api\/v1$/, ''));
   }, 70_000);

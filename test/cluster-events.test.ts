@@ -6,6 +6,7 @@
 import { usesRedis } from './support/redis';
 import type { ApiClient, Cast } from './support/server';
 import { TestCluster } from './support/cluster';
+import { parkedPolls, waitForParkedPolls, waitForParkedPollsAt } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
@@ -38,11 +39,12 @@ describeCluster('event queues across processes', () => {
 
   test('a message sent through one process wakes a poll waiting on another', async () => {
     const queueId = await register(a(), cast.member, { event_types: ['message'] });
+    const parked = await parkedPolls(a());
     const poll = a().call('GET', '/events', {
       as: cast.member,
       params: { queue_id: queueId, last_event_id: -1 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitForParkedPolls(a(), parked + 1);
     const id = await sendDm(b(), cast.owner, cast.member, 'across **processes**');
     const res = await poll;
     expect(res.body.events).toEqual([
@@ -80,21 +82,23 @@ describeCluster('event queues across processes', () => {
     });
     expect(rest.body.events.map((e: { id: number }) => e.id)).toEqual([1]);
     // A poll waiting on B is woken by a send through A.
+    const parkedOnB = await parkedPolls(b());
     const waiting = b().call('GET', '/events', {
       as: cast.member2,
       params: { queue_id: queueId, last_event_id: 1 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitForParkedPolls(b(), parkedOnB + 1);
     const third = await sendDm(a(), cast.owner, cast.member2, 'three');
     expect(
       (await waiting).body.events.map((e: { message: { id: number } }) => e.message.id),
     ).toEqual([third]);
     // Deleted through B, the queue is gone for A, and a poll waiting on A is answered.
+    const parkedOnA = await parkedPolls(a());
     const parked = a().call('GET', '/events', {
       as: cast.member2,
       params: { queue_id: queueId, last_event_id: 2 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitForParkedPolls(a(), parkedOnA + 1);
     const del = await b().call('DELETE', '/events', {
       as: cast.member2,
       params: { queue_id: queueId },
@@ -126,11 +130,12 @@ describeCluster('event queues across processes', () => {
 
   test('a newer poll on one process answers the older one waiting on another', async () => {
     const queueId = await register(a(), cast.guest, { event_types: ['message'] });
+    const parked = await parkedPolls(a());
     const older = a().call('GET', '/events', {
       as: cast.guest,
       params: { queue_id: queueId, last_event_id: -1 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitForParkedPolls(a(), parked + 1);
     const newer = b().call('GET', '/events', {
       as: cast.guest,
       params: { queue_id: queueId, last_event_id: -1 },
@@ -185,7 +190,7 @@ describeCluster('a queue outlives its process', () => {
         () => 'answered',
         (error: Error) => error.message,
       );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitForParkedPollsAt(doomed.url, 1);
     doomed.kill('SIGKILL');
     expect(await doomed.exited).toBe('SIGKILL');
     expect(await lost).not.toBe('answered');

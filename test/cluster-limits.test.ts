@@ -7,21 +7,20 @@ import { Role } from '../src/lib/constants';
 import { usesRedis } from './support/redis';
 import type { ApiClient, Cast, Reply } from './support/server';
 import { TestCluster } from './support/cluster';
+import { waitFor } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
-/** Repeats `request` until `done` holds of its reply or a second has passed; answers the last reply. */
-async function withinOneSecond(
+/** Repeats `request` until `done` holds of its reply (`state`), within the bounded wait; answers that reply. */
+async function replyOnceState(
+  state: string,
   request: () => Promise<Reply>,
   done: (reply: Reply) => boolean,
 ): Promise<Reply> {
-  const deadline = Date.now() + 1000;
-  let reply = await request();
-  while (!done(reply) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    reply = await request();
-  }
-  return reply;
+  return waitFor(state, async () => {
+    const reply = await request();
+    return done(reply) ? reply : undefined;
+  });
 }
 
 describeCluster('rate limits across processes', () => {
@@ -115,7 +114,8 @@ describeCluster('cached credentials and settings across processes', () => {
       expect((await server.call('GET', '/users/me', { as: user })).status).toBe(200);
     const res = await a().call('DELETE', `/users/${user.id}`, { as: cast.admin });
     expect(res.status).toBe(200);
-    const refused = await withinOneSecond(
+    const refused = await replyOnceState(
+      'the other process to refuse the deactivated user',
       () => b().call('GET', '/users/me', { as: user }),
       (reply) => reply.status === 401,
     );
@@ -135,7 +135,8 @@ describeCluster('cached credentials and settings across processes', () => {
       params: { role: Role.ADMINISTRATOR },
     });
     expect(res.status).toBe(200);
-    const me = await withinOneSecond(
+    const me = await replyOnceState(
+      'the other process to see the new role',
       () => b().call('GET', '/users/me', { as: user }),
       (reply) => reply.body.role === Role.ADMINISTRATOR,
     );
@@ -153,7 +154,8 @@ describeCluster('cached credentials and settings across processes', () => {
       params: { name: 'Renamed organization' },
     });
     expect(res.status).toBe(200);
-    const after = await withinOneSecond(
+    const after = await replyOnceState(
+      'the other process to see the new organization name',
       () =>
         b().call('POST', '/register', {
           as: cast.member,

@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from './support/database';
 import { newKeyPrefix, redisEnv, usesRedis } from './support/redis';
 import { TestServer, type ApiClient, type Cast } from './support/server';
 import { fetchNarrow, streamId, subscribe } from './streams-fixtures';
+import { periodicTaskRuns, waitFor } from './support/wait';
 
 type User = Cast['member'];
 
@@ -69,7 +70,7 @@ describe('two servers delivering the same due messages', () => {
   let general: number;
 
   beforeAll(async () => {
-    database = createTestDatabase();
+    database = await createTestDatabase();
     const env = { ...redisEnv(newKeyPrefix()), SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' };
     a = await TestServer.startOn(database, env);
     b = await TestServer.startOn(database, env);
@@ -187,14 +188,18 @@ describeCluster('two server processes delivering on their own timers', () => {
         data: { scheduledTimestamp: new Date() },
       }),
     );
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const sent = await topicContents(children[1], cast.member, general, 'timers');
-      if (sent.length >= 60) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    // Two more ticks of each timer, which must find nothing left to send.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await waitFor(
+      'the 60 due messages to be sent',
+      async () => (await topicContents(children[1], cast.member, general, 'timers')).length >= 60,
+      20_000,
+    );
+    // Two more finished runs of each timer (so at least one begun after the
+    // last send), which must find nothing left to send.
+    const runs = () => Promise.all(children.map((child) => periodicTaskRuns(child.url)));
+    const before = await runs();
+    await waitFor('two more runs of the periodic task in each process', async () =>
+      (await runs()).every((n, i) => n >= before[i] + 2),
+    );
     expect(await topicContents(server, cast.member, general, 'timers')).toEqual(expected(60));
     const rows = await server.services.db.read((db) =>
       db.scheduledMessage.findMany({ where: { id: { in: ids } } }),

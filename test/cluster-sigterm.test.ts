@@ -8,6 +8,7 @@
 import { usesRedis } from './support/redis';
 import type { ApiClient, Cast } from './support/server';
 import { TestCluster, type ChildServer } from './support/cluster';
+import { waitFor, waitForParkedPollsAt } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
@@ -84,7 +85,7 @@ describeCluster('SIGTERM to one of two processes under load', () => {
       }
       return { received, pollsOnVictim, endedOn: on };
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitForParkedPollsAt(victim.url, recipients.length);
 
     // Senders alternate between the two processes, one new connection per
     // message (as a load balancer opens them); a refused connection was never
@@ -126,22 +127,39 @@ describeCluster('SIGTERM to one of two processes under load', () => {
     });
 
     // SIGTERM once each process has answered a few sends.
-    const warm = Date.now() + 20_000;
-    while ((answeredBy.victim < 5 || answeredBy.survivor < 5) && Date.now() < warm)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(
+      'each process to answer 5 sends',
+      () => answeredBy.victim >= 5 && answeredBy.survivor >= 5,
+      20_000,
+    );
     const victimAnsweredBefore = answeredBy.victim;
     victim.kill('SIGTERM');
     expect(await victim.exited).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The senders go on, now all to the survivor, for a few more sends.
+    const survivorBefore = answeredBy.survivor;
+    await waitFor(
+      'the survivor to answer 5 sends after the victim exited',
+      () => answeredBy.survivor >= survivorBefore + 5 || failures.length > 0,
+    );
     stopSending = true;
     await Promise.all(senders);
 
-    // Every message reaches both queues; a moment more would show a message
-    // arriving twice; then the pollers stop.
-    const deadline = Date.now() + 15_000;
-    while (receivedBy.some((r) => r.length < sent.length) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Every message reaches both queues. Then one last message: once it has
+    // reached both, anything arriving twice would have arrived before it, in
+    // the queue's order; then the pollers stop.
+    await waitFor(
+      'every message sent to reach both recipients',
+      () => receivedBy.every((r) => r.length >= sent.length) || failures.length > 0,
+    );
+    const last = await survivor.ok('POST', '/messages', {
+      as: cast.owner,
+      params: { type: 'direct', to: JSON.stringify(recipients.map((u) => u.id)), content: 'last' },
+    });
+    sent.push(last.body.id);
+    await waitFor(
+      'the last message to reach both recipients',
+      () => receivedBy.every((r) => r.includes(last.body.id)) || failures.length > 0,
+    );
     stopPolling = true;
     const everyone = await Promise.all(pollers);
 

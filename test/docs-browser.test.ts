@@ -13,6 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { parse } from 'yaml';
 import { specPath } from '../src/http/spec';
 import { TestServer } from './support/server';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 
@@ -206,22 +207,18 @@ class Browser {
 
   /** Evaluates `expression` until it is truthy; fails after `ms`. */
   async waitFor<T>(sessionId: string, expression: string, what: string, ms = 30_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const value = await this.evaluate<T>(sessionId, expression);
-      if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return waitFor(what, () => this.evaluate<T>(sessionId, expression), ms) as Promise<T>;
   }
 
   /** Stops Chromium and removes its profile. */
   async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    let gone = false;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve)).then(
+      () => (gone = true),
+    );
     await this.send('Browser.close').catch(() => undefined);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    await waitFor('Chromium to exit', () => gone, 5000).catch(() => this.child.kill('SIGKILL'));
     await exited;
-    clearTimeout(timer);
     rmSync(this.profile, { recursive: true, force: true });
   }
 }

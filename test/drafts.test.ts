@@ -255,13 +255,13 @@ test('with synchronization off every endpoint refuses, and turning it off delete
     expect(res.body).toEqual(refused);
   }
   const state = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { fetch_event_types: ['drafts'], event_types: [] },
     })
   ).body;
   expect(state.drafts).toEqual([]);
-  await server.call('PATCH', '/settings', {
+  await server.ok('PATCH', '/settings', {
     as: user,
     params: { enable_drafts_synchronization: true },
   });
@@ -271,7 +271,7 @@ test('with synchronization off every endpoint refuses, and turning it off delete
 test('drafts events applied to the initial state give what a fresh /register returns', async () => {
   const user = cast.admin;
   const state = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { event_types: ['drafts'], fetch_event_types: ['drafts'] },
     })
@@ -283,7 +283,7 @@ test('drafts events applied to the initial state give what a fresh /register ret
       { type: 'private', to: [cast.guest.id], topic: '', content: 'second', timestamp: 1800000001 },
     ])
   ).body.ids;
-  await server.call('PATCH', `/drafts/${a}`, {
+  await server.ok('PATCH', `/drafts/${a}`, {
     as: user,
     params: {
       draft: {
@@ -295,7 +295,7 @@ test('drafts events applied to the initial state give what a fresh /register ret
       },
     },
   });
-  await server.call('DELETE', `/drafts/${b}`, { as: user });
+  await server.ok('DELETE', `/drafts/${b}`, { as: user });
   const { body } = await server.call('GET', '/events', {
     as: user,
     params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
@@ -341,7 +341,7 @@ test('drafts events applied to the initial state give what a fresh /register ret
   ]);
   const applied = applyEvents(state, body.events).drafts;
   const fresh = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { fetch_event_types: ['drafts'], event_types: [] },
     })

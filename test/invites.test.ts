@@ -158,7 +158,7 @@ describe('sending email invitations', () => {
     );
     expect((await listInvites(cast.member)).map((i) => i.email)).toContain('erin@example.org');
     const gone = await server.createUser(cast.realm, { email: 'gone@example.com' });
-    await server.call('DELETE', `/users/${gone.id}`, { as: cast.admin });
+    await server.ok('DELETE', `/users/${gone.id}`, { as: cast.admin });
     expectError(
       await invite(cast.member, { invitee_emails: 'HAMLET@example.com,gone@example.com' }),
       400,
@@ -386,7 +386,7 @@ describe('joining with an emailed link', () => {
         design,
       ]);
     } finally {
-      await server.call('DELETE', '/default_streams', {
+      await server.ok('DELETE', '/default_streams', {
         as: cast.admin,
         params: { stream_id: general },
       });

@@ -5,6 +5,7 @@
 // and the same reading of a trusted proxy's headers.
 import { expectRefusal, sendDirect } from './streams-fixtures';
 import { TestServer, type Cast, type Reply } from './support/server';
+import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -161,15 +162,20 @@ describe('the lean path for event queues', () => {
 
   test('a waiting poll whose client goes away is let go', async () => {
     const queueId = await newQueue(cast.member2);
+    const parked = await parkedPolls(server);
     const controller = new AbortController();
     const auth = `Basic ${Buffer.from(`${cast.member2.email}:${cast.member2.apiKey}`).toString('base64')}`;
     const waiting = fetch(`${server.url}/api/v1/events?queue_id=${queueId}&last_event_id=-1`, {
       headers: { authorization: auth },
       signal: controller.signal,
     }).catch((error: Error) => error.name);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitForParkedPolls(server, parked + 1);
     controller.abort();
     expect(await waiting).toBe('AbortError');
+    await waitFor(
+      'the aborted poll to be let go',
+      async () => (await parkedPolls(server)) === parked,
+    );
     // The queue still works: the next poll gets the message sent meanwhile.
     await sendDirect(server, cast.member, [cast.member2.id], 'after the abort');
     const next = await server.call('GET', '/events', {

@@ -346,15 +346,15 @@ describe('events', () => {
     const legacyQueue = (await register(cast.member2, false)).body.queue_id;
     const a = await added('A-(?P<id>[0-9]+)', 'https://a.example.com/{id}');
     const b = await added('B-(?P<id>[0-9]+)', 'https://b.example.com/{id}');
-    await server.call('PATCH', `/realm/filters/${a}`, {
+    await server.ok('PATCH', `/realm/filters/${a}`, {
       as: cast.admin,
       params: { pattern: 'AA-(?P<id>[0-9]+)', url_template: 'https://a.example.com/{id}' },
     });
-    await server.call('PATCH', '/realm/linkifiers', {
+    await server.ok('PATCH', '/realm/linkifiers', {
       as: cast.admin,
       params: { ordered_linkifier_ids: [b, a] },
     });
-    await server.call('DELETE', `/realm/filters/${b}`, { as: cast.admin });
+    await server.ok('DELETE', `/realm/filters/${b}`, { as: cast.admin });
     const { body } = await server.call('GET', '/events', {
       as: cast.member,
       params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },

@@ -50,7 +50,7 @@ test('a message never edited has one snapshot: itself as sent', async () => {
 
 test('the empty topic shows as its display name unless allow_empty_topic_name', async () => {
   const id = await sendToChannel(server, cast.member, 'annals', '', 'general');
-  await server.call('PATCH', `/messages/${id}`, { as: cast.member, params: { topic: 'named' } });
+  await server.ok('PATCH', `/messages/${id}`, { as: cast.member, params: { topic: 'named' } });
   const shown = (await history(cast.member, id)).body.message_history;
   expect(shown.map((s: { topic: string }) => s.topic)).toEqual(['general chat', 'named']);
   expect(shown[1].prev_topic).toBe('general chat');
@@ -61,8 +61,8 @@ test('the empty topic shows as its display name unless allow_empty_topic_name', 
 
 test('policy "moves" hides content edits and content fields; "none" refuses', async () => {
   const id = await sendToChannel(server, cast.member, 'annals', 'policy', 'v1');
-  await server.call('PATCH', `/messages/${id}`, { as: cast.member, params: { content: 'v2' } });
-  await server.call('PATCH', `/messages/${id}`, {
+  await server.ok('PATCH', `/messages/${id}`, { as: cast.member, params: { content: 'v2' } });
+  await server.ok('PATCH', `/messages/${id}`, {
     as: cast.member,
     params: { topic: 'policy moved' },
   });

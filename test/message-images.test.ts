@@ -167,7 +167,7 @@ test('the organization setting inline_image_preview turns previews off and on', 
   });
   expect(rendered.body.rendered).toBe(`<p>${link}</p>`);
 
-  await server.call('PATCH', '/realm', { as: cast.admin, params: { inline_image_preview: true } });
+  await server.ok('PATCH', '/realm', { as: cast.admin, params: { inline_image_preview: true } });
   const again = await sendToChannel(server, cast.member, 'design', 'pics', image);
   expect(await contentOf(again)).toBe(preview(image));
 

@@ -67,7 +67,7 @@ describe('POST /messages/flags/narrow', () => {
     for (let i = 0; i < 4; i++)
       ids.push(await sendToChannel(server, cast.member, 'reading', 'range', `message ${i}`));
     const elsewhere = await sendToChannel(server, cast.member, 'reading', 'other', 'not this one');
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: reader,
       params: { messages: [ids[1]], op: 'add', flag: 'read' },
     });
@@ -261,7 +261,7 @@ describe('POST /messages/flags', () => {
     const b = await sendToChannel(server, cast.member, 'reading', 'flags', 'b');
     const secret = await sendToChannel(server, cast.admin, 'secret', 'hush', 'private words');
     const { queue_id } = await register(server, reader, { event_types: ['update_message_flags'] });
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: reader,
       params: { messages: [a], op: 'add', flag: 'read' },
     });
@@ -360,7 +360,7 @@ describe('POST /mark_stream_as_read', () => {
     expect(await flagsOf(reader, direct)).toEqual([]);
     // Nothing left unread: no event.
     const again = await expectEventsApply(reader, async () => {
-      await server.call('POST', '/mark_stream_as_read', {
+      await server.ok('POST', '/mark_stream_as_read', {
         as: reader,
         params: { stream_id: reading },
       });

@@ -88,7 +88,7 @@ describe('anchors and ranges', () => {
   });
 
   test('first_unread: the oldest unread message, else the newest', async () => {
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.member2,
       params: { messages: ids.slice(0, 4), op: 'add', flag: 'read' },
     });
@@ -97,7 +97,7 @@ describe('anchors and ranges', () => {
       anchor: ids[4],
       found_anchor: true,
     });
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.member2,
       params: { messages: ids, op: 'add', flag: 'read' },
     });
@@ -128,11 +128,11 @@ describe('anchors and ranges', () => {
       ids: ids.slice(0, 1),
       anchor: 0,
     });
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.member2,
       params: { messages: [unread], op: 'add', flag: 'read' },
     });
-    await server.call('DELETE', `/messages/${unread}`, { as: cast.admin });
+    await server.ok('DELETE', `/messages/${unread}`, { as: cast.admin });
   });
 
   test('a negative anchor counts as 0 and a huge one as the newest', async () => {

@@ -188,11 +188,11 @@ describe('POST /messages/flags', () => {
     });
     expect(res.body).toEqual({ result: 'success', msg: '', messages: [id] });
     expect(await flagsOf(cast.member2, id)).toEqual(['starred']);
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.member2,
       params: { messages: [id], op: 'add', flag: 'read' },
     });
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.member2,
       params: { messages: [id], op: 'remove', flag: 'read' },
     });
@@ -233,7 +233,7 @@ describe('POST /messages/flags', () => {
 
   test('a readable message never received gets a historical row, read as it was', async () => {
     const id = await sendToChannel(server, cast.member, 'small', 'flags', 'for outsiders');
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: cast.admin,
       params: { messages: [id], op: 'add', flag: 'starred' },
     });
@@ -407,7 +407,7 @@ describe('unread state', () => {
       old_unreads_missing: false,
     });
     // Marking read, as an event does, empties it.
-    await server.call('POST', '/messages/flags', {
+    await server.ok('POST', '/messages/flags', {
       as: reader,
       params: { messages: [a, b, c, d], op: 'add', flag: 'read' },
     });

@@ -178,7 +178,7 @@ let database: TestDatabase;
 let tables: Map<string, Table>;
 
 beforeAll(async () => {
-  database = createTestDatabase();
+  database = await createTestDatabase({ empty: true });
   await migrate(database.url);
   const target = parseDatabaseUrl(database.url);
   tables =

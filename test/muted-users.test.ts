@@ -103,7 +103,7 @@ test('the list keeps the order users were muted in; bots and deactivated users c
     fullName: 'Gone',
     password: 'a long password here',
   });
-  await server.call('DELETE', `/users/${gone.id}`, { as: cast.owner });
+  await server.ok('DELETE', `/users/${gone.id}`, { as: cast.owner });
   expect((await mute(cast.guest.id, user)).status).toBe(200);
   expect((await mute(bot.body.user_id, user)).status).toBe(200);
   expect((await mute(gone.id, user)).status).toBe(200);

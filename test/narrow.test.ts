@@ -55,11 +55,11 @@ beforeAll(async () => {
   m.d2 = await sendDirect(server, viewer, [cast.member.id, cast.moderator.id], 'group words');
   m.d3 = await sendDirect(server, cast.member, [cast.member.id], 'self note');
   m.g1 = await sendToChannel(server, cast.admin, 'gamma', 'elsewhere', 'unseen fox');
-  await server.call('POST', '/messages/flags', {
+  await server.ok('POST', '/messages/flags', {
     as: viewer,
     params: { messages: [m.a1, m.d1], op: 'add', flag: 'read' },
   });
-  await server.call('POST', '/messages/flags', {
+  await server.ok('POST', '/messages/flags', {
     as: viewer,
     params: { messages: [m.a2], op: 'add', flag: 'starred' },
   });
@@ -191,7 +191,7 @@ describe('each operator and its negation', () => {
 
   test('in:home leaves out muted channels; is:muted selects them', async () => {
     const beta = await streamId(server, viewer, 'beta');
-    await server.call('POST', '/users/me/subscriptions/properties', {
+    await server.ok('POST', '/users/me/subscriptions/properties', {
       as: viewer,
       params: { subscription_data: [{ stream_id: beta, property: 'is_muted', value: true }] },
     });
@@ -203,7 +203,7 @@ describe('each operator and its negation', () => {
         except('b1', 'b2'),
       );
     } finally {
-      await server.call('POST', '/users/me/subscriptions/properties', {
+      await server.ok('POST', '/users/me/subscriptions/properties', {
         as: viewer,
         params: { subscription_data: [{ stream_id: beta, property: 'is_muted', value: false }] },
       });

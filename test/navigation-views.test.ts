@@ -53,7 +53,7 @@ test.each([
 });
 
 test('a built-in view is stored without a name', async () => {
-  await server.call('POST', '/navigation_views', {
+  await server.ok('POST', '/navigation_views', {
     as: cast.member,
     params: { fragment: 'recent', is_pinned: false },
   });
@@ -100,7 +100,7 @@ test('PATCH refuses a name for a built-in view, and a name another view has', as
     msg: 'Built-in views cannot have a custom name.',
     code: 'BAD_REQUEST',
   });
-  await server.call('POST', '/navigation_views', {
+  await server.ok('POST', '/navigation_views', {
     as: cast.member,
     params: { fragment: 'narrow/is/dm', is_pinned: true, name: 'DMs' },
   });
@@ -146,25 +146,25 @@ test('DELETE removes the view', async () => {
 test('events applied to the initial state give what a fresh /register returns', async () => {
   const user = cast.moderator;
   const state = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { event_types: ['navigation_view'], fetch_event_types: ['navigation_views'] },
     })
   ).body;
   expect(state.navigation_views).toEqual([]);
-  await server.call('POST', '/navigation_views', {
+  await server.ok('POST', '/navigation_views', {
     as: user,
     params: { fragment: 'narrow/is/starred', is_pinned: true },
   });
-  await server.call('POST', '/navigation_views', {
+  await server.ok('POST', '/navigation_views', {
     as: user,
     params: { fragment: 'narrow/channel/9-ops', is_pinned: true, name: 'Ops' },
   });
-  await server.call('PATCH', '/navigation_views/narrow/channel/9-ops', {
+  await server.ok('PATCH', '/navigation_views/narrow/channel/9-ops', {
     as: user,
     params: { is_pinned: false, name: 'Operations' },
   });
-  await server.call('DELETE', '/navigation_views/narrow/is/starred', { as: user });
+  await server.ok('DELETE', '/navigation_views/narrow/is/starred', { as: user });
   const { body } = await server.call('GET', '/events', {
     as: user,
     params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
@@ -193,7 +193,7 @@ test('events applied to the initial state give what a fresh /register returns', 
   ]);
   const applied = applyEvents(state, body.events).navigation_views;
   const fresh = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { fetch_event_types: ['navigation_views'], event_types: [] },
     })

@@ -8,6 +8,7 @@ import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
 import { sample } from './support/metrics';
 import { TestServer, type Cast } from './support/server';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -193,12 +194,10 @@ describe('GET /metrics', () => {
       params: { queue_id: queueId, last_event_id: -1 },
     });
     // The poll waits for an event or its heartbeat (one second in tests).
-    let waiting = 0;
-    for (let i = 0; i < 50 && waiting === 0; i++) {
-      waiting = sample(await metricsText(), 'chat_event_polls_waiting')!;
-      if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(waiting).toBe(1);
+    await waitFor(
+      'one poll parked (chat_event_polls_waiting 1)',
+      async () => sample(await metricsText(), 'chat_event_polls_waiting') === 1,
+    );
     const during = await metricsText();
     expect(queues(during)).toBe(queues(before) + 1);
     expect(sample(during, 'chat_event_queue_events')).toBe(0);
@@ -207,17 +206,17 @@ describe('GET /metrics', () => {
     expect(sample(after, 'chat_event_polls_waiting')).toBe(0);
     // The heartbeat stays in the queue until the client acknowledges it.
     expect(sample(after, 'chat_event_queue_events')).toBe(1);
-    await server.call('DELETE', '/events', { as: cast.member2, params: { queue_id: queueId } });
+    await server.ok('DELETE', '/events', { as: cast.member2, params: { queue_id: queueId } });
     expect(queues(await metricsText())).toBe(queues(before));
   });
 
   test('adds up the calls to the database and the time they took', async () => {
     const before = await metricsText();
-    await server.call('POST', '/messages', {
+    await server.ok('POST', '/messages', {
       as: cast.member,
       params: { type: 'direct', to: [cast.member2.id], content: 'Counting database time' },
     });
-    await server.call('GET', '/users', { as: cast.member });
+    await server.ok('GET', '/users', { as: cast.member });
     const after = await metricsText();
     for (const kind of ['read', 'write']) {
       const calls = (text: string) => sample(text, 'chat_database_calls_total', { kind })!;
@@ -228,7 +227,7 @@ describe('GET /metrics', () => {
   });
 
   test('the server started by npm start adds the process metrics', async () => {
-    const database = createTestDatabase();
+    const database = await createTestDatabase();
     const running = await startServer(
       loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', PORT: '0' }),
       createLogger('silent'),
@@ -279,7 +278,7 @@ describe('request logs', () => {
     await server.call('GET', '/users/me', {
       as: { email: cast.member.email, apiKey: 'A'.repeat(32) },
     });
-    await server.call('GET', '/users/me', {
+    await server.ok('GET', '/users/me', {
       as: {
         authorization: `Basic ${Buffer.from(`${cast.member.email}:${cast.member.apiKey}`).toString('base64')}`,
       },

@@ -195,7 +195,7 @@ describe('nested subgroups', () => {
     // top ⊃ middle ⊃ lower ⊃ bottom, and only bottom holds the member directly.
     const make = async (name: string, extra: Record<string, unknown>) =>
       (
-        await server.call('POST', '/user_groups/create', {
+        await server.ok('POST', '/user_groups/create', {
           as: cast.admin,
           params: { name, description: '', members: [], ...extra },
         })
@@ -259,7 +259,7 @@ describe('nested subgroups', () => {
   test('realm permissions resolve through nested groups too, but guests never hold a setting that refuses everyone', async () => {
     const make = async (name: string, extra: Record<string, unknown>) =>
       (
-        await server.call('POST', '/user_groups/create', {
+        await server.ok('POST', '/user_groups/create', {
           as: cast.admin,
           params: { name, description: '', members: [], ...extra },
         })
@@ -299,7 +299,7 @@ describe('nested subgroups', () => {
         })
       ).body.msg,
     ).toBe('Insufficient permission');
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.owner,
       params: { can_create_groups: { new: system['role:members'] } },
     });

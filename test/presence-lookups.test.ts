@@ -43,7 +43,7 @@ test('GET /realm/presence: everyone who reported, keyed by email, bots included 
 });
 
 test('GET /realm/presence uses the placeholder address of users who hide their email', async () => {
-  await server.call('PATCH', '/settings', {
+  await server.ok('PATCH', '/settings', {
     as: cast.moderator,
     params: { email_address_visibility: 4 },
   });
@@ -94,7 +94,7 @@ describe('GET /users/{user_id_or_email}/presence', () => {
       isBot: true,
     });
     const gone = await server.createUser(cast.realm, { email: 'gone-away@example.com' });
-    await server.call('DELETE', `/users/${gone.id}`, { as: cast.admin });
+    await server.ok('DELETE', `/users/${gone.id}`, { as: cast.admin });
     const silent = await server.createUser(cast.realm, { email: 'silent@example.com' });
     expectError(await get(cast.member, 987654), 400, 'BAD_REQUEST', 'No such user');
     expectError(await get(cast.member, 'nobody@example.com'), 400, 'BAD_REQUEST', 'No such user');
@@ -115,7 +115,7 @@ describe('GET /users/{user_id_or_email}/presence', () => {
 
   test('users who hide their presence have no presence data', async () => {
     await report(cast.member2, 'active');
-    await server.call('PATCH', '/settings', {
+    await server.ok('PATCH', '/settings', {
       as: cast.member2,
       params: { presence_enabled: false },
     });

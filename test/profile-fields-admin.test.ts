@@ -90,11 +90,11 @@ test('events reach everyone, and applied to /register give a fresh fetch', async
     });
   const state = (await register()).body;
   const [first, second] = await fieldIds();
-  await server.call('PATCH', '/realm/profile_fields', {
+  await server.ok('PATCH', '/realm/profile_fields', {
     as: cast.admin,
     params: { order: [second, first] },
   });
-  await server.call('DELETE', `/realm/profile_fields/${first}`, { as: cast.admin });
+  await server.ok('DELETE', `/realm/profile_fields/${first}`, { as: cast.admin });
   const { body } = await server.call('GET', '/events', {
     as: cast.guest,
     params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
@@ -141,7 +141,7 @@ describe('PATCH /realm/profile_fields/{field_id}', () => {
   test('changes only what is sent, announced with the whole list', async () => {
     const id = await create({ name: 'Desk', hint: 'Floor and room', field_type: 1 });
     const state = (
-      await server.call('POST', '/register', {
+      await server.ok('POST', '/register', {
         as: realm.guest,
         params: {
           event_types: ['custom_profile_fields'],
@@ -188,7 +188,7 @@ describe('PATCH /realm/profile_fields/{field_id}', () => {
     expect((await choose(realm.member, 'a')).status).toBe(200);
     expect((await choose(realm.member2, 'b')).status).toBe(200);
     const state = (
-      await server.call('POST', '/register', {
+      await server.ok('POST', '/register', {
         as: realm.guest,
         params: { event_types: ['realm_user'], fetch_event_types: ['realm_user'] },
       })
@@ -197,7 +197,7 @@ describe('PATCH /realm/profile_fields/{field_id}', () => {
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const valueOf = async (user: typeof realm.member) =>
       (
-        await server.call('GET', `/users/${user.id}`, {
+        await server.ok('GET', `/users/${user.id}`, {
           as: realm.admin,
           params: { include_custom_profile_fields: true },
         })

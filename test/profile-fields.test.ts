@@ -127,7 +127,7 @@ describe('profile_data', () => {
       [String(bio), String(birthday), String(mentor)].sort(),
     );
 
-    await server.call('PATCH', `/users/${cast.member.id}`, {
+    await server.ok('PATCH', `/users/${cast.member.id}`, {
       as: cast.admin,
       params: { profile_data: [{ id: bio, value: '' }] },
     });

@@ -120,7 +120,7 @@ describe('removing tokens and Android tokens', () => {
 
   test("unknown tokens, and other users' tokens, do not exist", async () => {
     const mine = Buffer.from('only mine').toString('base64');
-    await server.call('POST', '/users/me/apns_device_token', {
+    await server.ok('POST', '/users/me/apns_device_token', {
       as: cast.owner,
       params: { token: mine, appid: 'org.zulip.Zulip' },
     });

@@ -11,6 +11,7 @@ import { readOutbox } from '../src/lib/mail/outbox';
 import { TestServer, type Cast } from './support/server';
 import { TINY_PNG } from './support/example-fixture';
 import { expectError, register } from './streams-fixtures';
+import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -79,11 +80,12 @@ test('users learn of the deactivation, are refused afterwards, and a reactivatio
   const second = await server.createUser(realm, { email: 'owner2@closing.example.com', role: 100 });
   const queue = await register(server, member, { event_types: ['realm'] });
   // The member's client is waiting for events when it happens.
+  const parked = await parkedPolls(server);
   const waiting = server.call('GET', '/events', {
     as: member,
     params: { queue_id: queue.queue_id, last_event_id: queue.last_event_id },
   });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await waitForParkedPolls(server, parked + 1);
   const before = Date.now();
   // As a form, as Zulip's clients send it.
   const res = await server.call('POST', '/realm/deactivate', {
@@ -247,8 +249,7 @@ test('once due, the periodic task deletes the organization, its rows and its fil
   // The periodic task, every second, finds it due: the rows go, then the files.
   const gone = async () =>
     (await realmRow(realm.id)) === null && files.every((key) => !existsSync(join(uploadsDir, key)));
-  for (let i = 0; i < 100 && !(await gone()); i++)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor("the periodic task to delete the organization's rows and files", gone);
   expect(await realmRow(realm.id)).toBeNull();
   expect(await counts(realm.id)).toEqual({
     users: 0,

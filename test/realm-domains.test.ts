@@ -162,11 +162,11 @@ describe('events', () => {
     const guestQueue = (await register(cast.guest)).body.queue_id;
     await add('a.example.com');
     await add('b.example.com', true);
-    await server.call('PATCH', '/realm/domains/a.example.com', {
+    await server.ok('PATCH', '/realm/domains/a.example.com', {
       as: cast.owner,
       params: { allow_subdomains: true },
     });
-    await server.call('DELETE', '/realm/domains/b.example.com', { as: cast.owner });
+    await server.ok('DELETE', '/realm/domains/b.example.com', { as: cast.owner });
     const { body } = await server.call('GET', '/events', {
       as: cast.member,
       params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },

@@ -173,7 +173,7 @@ test('guests, and members outside can_add_custom_emoji_group, may not add emoji'
   const groups = (await server.call('GET', '/user_groups', { as: cast.owner })).body.user_groups;
   const admins = groups.find((g: { name: string }) => g.name === 'role:administrators').id;
   const members = groups.find((g: { name: string }) => g.name === 'role:members').id;
-  await server.call('PATCH', '/realm', {
+  await server.ok('PATCH', '/realm', {
     as: cast.owner,
     params: { can_add_custom_emoji_group: { new: admins } },
   });
@@ -184,7 +184,7 @@ test('guests, and members outside can_add_custom_emoji_group, may not add emoji'
         .status,
     ).toBe(200);
   } finally {
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.owner,
       params: { can_add_custom_emoji_group: { new: members } },
     });
@@ -197,7 +197,7 @@ test('guests, and members outside can_add_custom_emoji_group, may not add emoji'
 test('the realm_emoji event carries the whole map, and applied to /register it gives a fresh /register', async () => {
   const user = cast.member2;
   const state = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { event_types: ['realm_emoji'], fetch_event_types: ['realm_emoji'] },
     })
@@ -215,7 +215,7 @@ test('the realm_emoji event carries the whole map, and applied to /register it g
   expect(Object.values(event.realm_emoji).map((e: any) => e.name)).toContain('evented');
   applyEvents(state, [event]);
   const fresh = (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: user,
       params: { fetch_event_types: ['realm_emoji'], event_types: [] },
     })
@@ -243,12 +243,12 @@ describe('DELETE /realm/emoji/{emoji_name}', () => {
       as: cast.member,
       params: { type: 'stream', to: 'emoji talk', topic: 't', content: 'react' },
     });
-    await server.call('POST', `/messages/${sent.body.id}/reactions`, {
+    await server.ok('POST', `/messages/${sent.body.id}/reactions`, {
       as: cast.member2,
       params: { emoji_name: 'retiring' },
     });
     const state = (
-      await server.call('POST', '/register', {
+      await server.ok('POST', '/register', {
         as: cast.member2,
         params: { event_types: ['realm_emoji'], fetch_event_types: ['realm_emoji'] },
       })
@@ -270,7 +270,7 @@ describe('DELETE /realm/emoji/{emoji_name}', () => {
     ]);
     applyEvents(state, body.events);
     const fresh = (
-      await server.call('POST', '/register', {
+      await server.ok('POST', '/register', {
         as: cast.member2,
         params: { fetch_event_types: ['realm_emoji'], event_types: [] },
       })
@@ -342,7 +342,7 @@ describe('DELETE /realm/emoji/{emoji_name}', () => {
     await add(cast.member, 'gone_twice');
     expect((await remove(cast.member, 'gone_twice')).status).toBe(200);
     const queue = (
-      await server.call('POST', '/register', {
+      await server.ok('POST', '/register', {
         as: cast.admin,
         params: { event_types: ['realm_emoji'] },
       })

@@ -19,7 +19,7 @@ afterAll(() => server.stop());
 const error = (msg: string, code = 'BAD_REQUEST') => ({ result: 'error', msg, code });
 const register = async () =>
   (
-    await server.call('POST', '/register', {
+    await server.ok('POST', '/register', {
       as: cast.admin,
       params: { fetch_event_types: ['realm'], event_types: [] },
     })
@@ -142,13 +142,13 @@ describe('PATCH /realm', () => {
   });
 
   test('a waiting period moves new members out of role:fullmembers', async () => {
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.admin,
       params: { waiting_period_threshold: 10 },
     });
     const groups = (await server.call('GET', '/user_groups', { as: cast.admin })).body.user_groups;
     expect(groups.find((g: { name: string }) => g.name === 'role:fullmembers').members).toEqual([]);
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.admin,
       params: { waiting_period_threshold: 0 },
     });

@@ -94,7 +94,7 @@ test('a reminder of a channel message quotes it, with a link and the note', asyn
   const scheduled = await server.call('GET', '/scheduled_messages', { as: cast.member });
   expect(scheduled.body.scheduled_messages).toEqual([]);
   expect(await list(cast.member2)).toEqual([]);
-  await server.call('DELETE', `/reminders/${id}`, { as: cast.member });
+  await server.ok('DELETE', `/reminders/${id}`, { as: cast.member });
 });
 
 test('a reminder of a direct message names the other participants', async () => {
@@ -106,7 +106,7 @@ test('a reminder of a direct message names the other participants', async () => 
       `${mention} [said](${base()}/#narrow/dm/${[cast.member.id, cast.member2.id].sort((a, b) => a - b).join(',')}-pm/near/${directMessage}) to @_**${cast.member.fullName}|${cast.member.id}**:\n` +
       '```quote\nLunch at noon?\n```',
   );
-  await server.call('DELETE', `/reminders/${id}`, { as: cast.member });
+  await server.ok('DELETE', `/reminders/${id}`, { as: cast.member });
 });
 
 test('refusals: past times, unreadable messages, long notes', async () => {
@@ -196,7 +196,7 @@ test('events applied to the initial state give what a fresh /register returns', 
   const at = inAnHour();
   const a = await created({ message_id: channelMessage, scheduled_delivery_timestamp: at + 60 });
   const b = await created({ message_id: directMessage, scheduled_delivery_timestamp: at });
-  await server.call('DELETE', `/reminders/${a}`, { as: user });
+  await server.ok('DELETE', `/reminders/${a}`, { as: user });
   const events = await eventsOf(server, user, initial.queue_id);
   expect(events).toEqual([
     {
@@ -220,7 +220,7 @@ test('events applied to the initial state give what a fresh /register returns', 
   const applied = applyEvents(initial, events).reminders;
   const fresh = await register(server, user, { fetch_event_types: ['reminders'], event_types: [] });
   expect(applied).toEqual(fresh.reminders);
-  await server.call('DELETE', `/reminders/${b}`, { as: user });
+  await server.ok('DELETE', `/reminders/${b}`, { as: user });
 });
 
 test('a due reminder is delivered once by Notification Bot, as a direct message to the user', async () => {

@@ -122,8 +122,8 @@ test('events applied to the initial state give what a fresh /register returns', 
   expect(initial.saved_snippets).toEqual([]);
   const a = await created('A', 'First', user);
   const b = await created('B', 'Second', user);
-  await server.call('PATCH', `/saved_snippets/${a}`, { as: user, params: { content: 'Changed' } });
-  await server.call('DELETE', `/saved_snippets/${b}`, { as: user });
+  await server.ok('PATCH', `/saved_snippets/${a}`, { as: user, params: { content: 'Changed' } });
+  await server.ok('DELETE', `/saved_snippets/${b}`, { as: user });
   const events = await eventsOf(server, user, initial.queue_id);
   const snippet = (id: number, title: string, content: string) => ({
     id,

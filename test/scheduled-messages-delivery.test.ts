@@ -156,7 +156,7 @@ test('a message found more than ten minutes late is not sent', async () => {
     await fetchNarrow(server, cast.member2, [{ operator: 'dm', operand: [cast.member2.id] }])
   ).messages;
   expect(notes).toEqual([]);
-  await server.call('DELETE', `/scheduled_messages/${id}`, { as: cast.member2 });
+  await server.ok('DELETE', `/scheduled_messages/${id}`, { as: cast.member2 });
 });
 
 test('delivery and failure events applied to the initial state give what a fresh /register returns', async () => {
@@ -178,7 +178,7 @@ test('delivery and failure events applied to the initial state give what a fresh
     content: 'fails',
     scheduled_delivery_timestamp: at,
   });
-  await server.call('DELETE', `/streams/${closing}`, { as: cast.admin });
+  await server.ok('DELETE', `/streams/${closing}`, { as: cast.admin });
   const state = await register(server, user, {
     event_types: ['scheduled_messages', 'message'],
     fetch_event_types: ['scheduled_messages'],

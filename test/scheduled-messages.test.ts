@@ -111,7 +111,7 @@ test('(no topic) is read as the empty topic; multipart is accepted', async () =>
   expect(res.status).toBe(200);
   const [message] = await scheduled(cast.moderator);
   expect(message).toMatchObject({ type: 'stream', topic: '' });
-  await server.call('DELETE', `/scheduled_messages/${message.scheduled_message_id}`, {
+  await server.ok('DELETE', `/scheduled_messages/${message.scheduled_message_id}`, {
     as: cast.moderator,
   });
 });
@@ -229,7 +229,7 @@ test('PATCH changes content, topic, recipients, type and time, re-checking the m
     topic: 'back',
     content: '*two*',
   });
-  await server.call('DELETE', `/scheduled_messages/${id}`, { as: user });
+  await server.ok('DELETE', `/scheduled_messages/${id}`, { as: user });
 });
 
 test('a missing scheduled message, or another user\'s, answers 404 "Scheduled message does not exist"', async () => {
@@ -282,11 +282,11 @@ test('scheduled_messages events applied to the initial state give what a fresh /
       scheduled_delivery_timestamp: at + 1,
     })
   ).body.scheduled_message_id;
-  await server.call('PATCH', `/scheduled_messages/${a}`, {
+  await server.ok('PATCH', `/scheduled_messages/${a}`, {
     as: user,
     params: { content: 'edited' },
   });
-  await server.call('DELETE', `/scheduled_messages/${b}`, { as: user });
+  await server.ok('DELETE', `/scheduled_messages/${b}`, { as: user });
   const events = await eventsOf(server, user, state.queue_id);
   const first = {
     scheduled_message_id: a,
@@ -329,5 +329,5 @@ test('scheduled_messages events applied to the initial state give what a fresh /
     event_types: [],
   });
   expect(applyEvents(state, events).scheduled_messages).toEqual(fresh.scheduled_messages);
-  await server.call('DELETE', `/scheduled_messages/${a}`, { as: user });
+  await server.ok('DELETE', `/scheduled_messages/${a}`, { as: user });
 });

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
+import { waitFor } from './support/wait';
 
 function send(url: string, auth: string, method = 'GET'): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
@@ -27,17 +28,13 @@ function connections(http: Server): Promise<number> {
   );
 }
 
-/** Resolves once `condition` holds, checking every 10 ms; fails after 10 s. */
+/** Resolves once `condition` holds; fails after the bounded wait. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('the server never reached the state to stop in');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor('the server to reach the state to stop in', condition);
 }
 
 test('stop answers waiting polls, lets requests in flight finish, then closes', async () => {
-  const database = createTestDatabase();
+  const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
     PORT: '0',

@@ -4,6 +4,7 @@
 // with other database work; this proves a write made during a failing
 // transaction survives it, and that reads never see uncommitted data.
 import { TestServer, type Cast } from './support/server';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -16,14 +17,30 @@ afterAll(() => server.stop());
 
 class Planned extends Error {}
 
+/**
+ * Waits, inside an open transaction, until each of `others` has finished
+ * (PostgreSQL runs them beside it) or is waiting behind it (SQLite's lock).
+ */
+async function holdUntilMet(sent: Promise<Promise<unknown>[]>): Promise<void> {
+  const others = await sent;
+  let finished = 0;
+  for (const other of others) void other.finally(() => finished++).catch(() => {});
+  await waitFor(
+    `${others.length} operation(s) to finish or wait behind the open transaction`,
+    () => finished + server.services.db.lockWaiters >= others.length,
+  );
+}
+
 test('a write made while another transaction is open survives that transaction failing', async () => {
   let inside!: () => void;
   const opened = new Promise<void>((resolve) => (inside = resolve));
+  let send!: (others: Promise<unknown>[]) => void;
+  const sent = new Promise<Promise<unknown>[]>((resolve) => (send = resolve));
   const failing = server.services.db
     .write(async (tx) => {
       await tx.user.update({ where: { id: cast.owner.id }, data: { timezone: 'Pacific/Fiji' } });
       inside();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await holdUntilMet(sent);
       throw new Planned('roll back');
     })
     .catch((error) => error);
@@ -31,12 +48,14 @@ test('a write made while another transaction is open survives that transaction f
   await opened;
   // Meanwhile, through HTTP, another user changes a setting (a transaction of
   // its own), and a single statement is sent outside any transaction.
-  const [res] = await Promise.all([
+  const others = [
     server.call('PATCH', '/settings', { as: cast.member, params: { timezone: 'Asia/Kolkata' } }),
     server.services.db.read((db) =>
       db.user.update({ where: { id: cast.moderator.id }, data: { timezone: 'Europe/Rome' } }),
     ),
-  ]);
+  ];
+  send(others);
+  const [res] = (await Promise.all(others)) as unknown as [{ status: number }];
   expect(res.status).toBe(200);
 
   expect(await failing).toBeInstanceOf(Planned);
@@ -55,19 +74,23 @@ test('a write made while another transaction is open survives that transaction f
 test('a read made while another transaction is open does not see its uncommitted changes', async () => {
   let inside!: () => void;
   const opened = new Promise<void>((resolve) => (inside = resolve));
+  let send!: (others: Promise<unknown>[]) => void;
+  const sent = new Promise<Promise<unknown>[]>((resolve) => (send = resolve));
   const failing = server.services.db
     .write(async (tx) => {
       await tx.user.update({ where: { id: cast.admin.id }, data: { fullName: 'Never Committed' } });
       inside();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await holdUntilMet(sent);
       throw new Planned('roll back');
     })
     .catch((error) => error);
   await opened;
-  const res = await server.call('POST', '/register', {
+  const register = server.call('POST', '/register', {
     as: cast.member,
     params: { fetch_event_types: ['realm_user'], event_types: [] },
   });
+  send([register]);
+  const res = await register;
   const admin = res.body.realm_users.find((u: { user_id: number }) => u.user_id === cast.admin.id);
   expect(admin.full_name).toBe('Iago Admin');
   expect(await failing).toBeInstanceOf(Planned);

@@ -272,7 +272,7 @@ describe('the channel object', () => {
       },
     });
     const s = (
-      await server.call('GET', `/streams/${await streamId(server, cast.owner, 'configured')}`, {
+      await server.ok('GET', `/streams/${await streamId(server, cast.owner, 'configured')}`, {
         as: cast.owner,
       })
     ).body.stream;

@@ -156,7 +156,7 @@ describe('POST /users/me/subscriptions', () => {
       'Insufficient permission',
     );
     const everyone = (
-      await server.call('GET', '/user_groups', { as: cast.owner })
+      await server.ok('GET', '/user_groups', { as: cast.owner })
     ).body.user_groups.find((g: { name: string }) => g.name === 'role:everyone').id;
     expectError(
       await post(cast.member, {
@@ -174,7 +174,7 @@ describe('POST /users/me/subscriptions', () => {
       'Invalid user group',
     );
     const admins = (
-      await server.call('GET', '/user_groups', { as: cast.owner })
+      await server.ok('GET', '/user_groups', { as: cast.owner })
     ).body.user_groups.find((g: { name: string }) => g.name === 'role:administrators').id;
     await server.services.db.write((tx) =>
       tx.realm.update({
@@ -195,7 +195,7 @@ describe('POST /users/me/subscriptions', () => {
       ).toBe(200);
     } finally {
       const members = (
-        await server.call('GET', '/user_groups', { as: cast.owner })
+        await server.ok('GET', '/user_groups', { as: cast.owner })
       ).body.user_groups.find((g: { name: string }) => g.name === 'role:members').id;
       await server.services.db.write((tx) =>
         tx.realm.update({

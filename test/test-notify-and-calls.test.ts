@@ -22,7 +22,7 @@ describe('POST /mobile_push/test_notification', () => {
 
   test('succeeds for every device, and for a registered token', async () => {
     expect((await notify(cast.member)).body).toEqual({ result: 'success', msg: '' });
-    await server.call('POST', '/users/me/android_gcm_reg_id', {
+    await server.ok('POST', '/users/me/android_gcm_reg_id', {
       as: cast.member,
       params: { token: 'fcm-token-1' },
     });
@@ -33,7 +33,7 @@ describe('POST /mobile_push/test_notification', () => {
   });
 
   test("refuses a token that is not one of the requester's devices", async () => {
-    await server.call('POST', '/users/me/android_gcm_reg_id', {
+    await server.ok('POST', '/users/me/android_gcm_reg_id', {
       as: cast.member2,
       params: { token: 'fcm-token-2' },
     });

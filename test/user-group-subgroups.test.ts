@@ -131,7 +131,7 @@ describe('refusals', () => {
       error('Insufficient permission'),
     );
     const gone = await createGroup();
-    await server.call('POST', `/user_groups/${gone}/deactivate`, { as: cast.admin });
+    await server.ok('POST', `/user_groups/${gone}/deactivate`, { as: cast.admin });
     expect((await update(parent, { add: [gone] })).body).toEqual(
       error('User group is deactivated.'),
     );

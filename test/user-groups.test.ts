@@ -394,7 +394,7 @@ describe('deactivation and reactivation', () => {
       subgroups: [used],
       can_mention_group: { direct_members: [cast.member.id], direct_subgroups: [used] },
     });
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.owner,
       params: {
         can_create_groups: {
@@ -414,7 +414,7 @@ describe('deactivation and reactivation', () => {
         { type: 'realm', settings: ['can_create_groups'] },
       ],
     });
-    await server.call('PATCH', '/realm', {
+    await server.ok('PATCH', '/realm', {
       as: cast.owner,
       params: { can_create_groups: { new: system['role:members'] } },
     });

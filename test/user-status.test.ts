@@ -41,7 +41,7 @@ describe('POST /users/me/status', () => {
       emoji_code: '1f697',
       reaction_type: 'unicode_emoji',
     });
-    await server.call('POST', '/users/me/status', {
+    await server.ok('POST', '/users/me/status', {
       as: cast.member,
       params: { status_text: 'Lunch' },
     });
@@ -51,14 +51,14 @@ describe('POST /users/me/status', () => {
       emoji_code: '1f697',
       reaction_type: 'unicode_emoji',
     });
-    await server.call('POST', '/users/me/status', { as: cast.member, params: { emoji_name: '' } });
+    await server.ok('POST', '/users/me/status', { as: cast.member, params: { emoji_name: '' } });
     expect(await status(cast.member.id)).toEqual({ status_text: 'Lunch' });
-    await server.call('POST', '/users/me/status', { as: cast.member, params: { status_text: '' } });
+    await server.ok('POST', '/users/me/status', { as: cast.member, params: { status_text: '' } });
     expect(await status(cast.member.id)).toEqual({});
   });
 
   test('realm emoji and the zulip extra emoji', async () => {
-    await server.call('POST', '/users/me/status', {
+    await server.ok('POST', '/users/me/status', {
       as: cast.member2,
       params: { emoji_name: 'green_tick' },
     });
@@ -67,14 +67,14 @@ describe('POST /users/me/status', () => {
       emoji_code: String(realmEmojiId),
       reaction_type: 'realm_emoji',
     });
-    await server.call('POST', '/users/me/status', {
+    await server.ok('POST', '/users/me/status', {
       as: cast.member2,
       params: { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' },
     });
     const zulip = { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
     expect(await status(cast.member2.id)).toEqual(zulip);
     // This server's earlier name of the namespace is read as Zulip's.
-    await server.call('POST', '/users/me/status', {
+    await server.ok('POST', '/users/me/status', {
       as: cast.member2,
       params: { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'service_extra_emoji' },
     });
@@ -131,9 +131,9 @@ describe('POST /users/me/status', () => {
   });
 
   test('the legacy away flag turns presence_enabled off and shows as away', async () => {
-    await server.call('POST', '/users/me/status', { as: cast.moderator, params: { away: true } });
+    await server.ok('POST', '/users/me/status', { as: cast.moderator, params: { away: true } });
     expect(await status(cast.moderator.id)).toEqual({ away: true });
-    await server.call('POST', '/users/me/status', { as: cast.moderator, params: { away: false } });
+    await server.ok('POST', '/users/me/status', { as: cast.moderator, params: { away: false } });
     expect(await status(cast.moderator.id)).toEqual({});
   });
 });

@@ -199,7 +199,7 @@ describe('POST /user_topics', () => {
     });
     const closing = await streamId(server, cast.admin, 'closing');
     expect((await setPolicy('wrap-up', 3, closing, user)).status).toBe(200);
-    await server.call('DELETE', '/users/me/subscriptions', {
+    await server.ok('DELETE', '/users/me/subscriptions', {
       as: user,
       params: { subscriptions: ['closing'] },
     });

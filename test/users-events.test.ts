@@ -92,7 +92,7 @@ test('applying every event of the area to the initial state gives a fresh /regis
   const capable = await register(cast.owner, true);
   const legacy = await register(cast.owner, false);
   const shy = await server.createUser(cast.realm, { email: 'shy-events@example.com' });
-  await server.call('PATCH', '/settings', { as: shy, params: { email_address_visibility: 3 } });
+  await server.ok('PATCH', '/settings', { as: shy, params: { email_address_visibility: 3 } });
 
   // Users: creation, role, name, profile data, email, deactivation and reactivation.
   const created = await server.call('POST', '/users', {
@@ -100,23 +100,23 @@ test('applying every event of the area to the initial state gives a fresh /regis
     params: { email: 'evented@example.com', password: 'pw-123456', full_name: 'Evented' },
   });
   const newId = created.body.user_id;
-  await server.call('PATCH', `/users/${newId}`, {
+  await server.ok('PATCH', `/users/${newId}`, {
     as: cast.owner,
     params: { role: Role.MODERATOR, full_name: 'Evented Person' },
   });
   const field = (
-    await server.call('POST', '/realm/profile_fields', {
+    await server.ok('POST', '/realm/profile_fields', {
       as: cast.admin,
       params: { name: 'Bio', field_type: 2 },
     })
   ).body.id;
   const phone = (
-    await server.call('POST', '/realm/profile_fields', {
+    await server.ok('POST', '/realm/profile_fields', {
       as: cast.admin,
       params: { name: 'Phone', field_type: 1 },
     })
   ).body.id;
-  await server.call('PATCH', `/users/${newId}`, {
+  await server.ok('PATCH', `/users/${newId}`, {
     as: cast.admin,
     params: {
       profile_data: [
@@ -125,45 +125,45 @@ test('applying every event of the area to the initial state gives a fresh /regis
       ],
     },
   });
-  await server.call('PATCH', `/users/${newId}`, {
+  await server.ok('PATCH', `/users/${newId}`, {
     as: cast.admin,
     params: { profile_data: [{ id: phone, value: '' }] },
   });
-  await server.call('PATCH', `/users/${shy.id}`, {
+  await server.ok('PATCH', `/users/${shy.id}`, {
     as: cast.owner,
     params: { new_email: 'shy-renamed@example.com' },
   });
-  await server.call('PATCH', `/users/${cast.member2.id}`, {
+  await server.ok('PATCH', `/users/${cast.member2.id}`, {
     as: cast.owner,
     params: { new_email: 'cordelia-new@example.com' },
   });
 
   // Statuses.
-  await server.call('POST', '/users/me/status', {
+  await server.ok('POST', '/users/me/status', {
     as: cast.member,
     params: { status_text: 'Busy', emoji_name: 'car' },
   });
-  await server.call('POST', '/users/me/status', { as: cast.member, params: { emoji_name: '' } });
-  await server.call('POST', `/users/${cast.guest.id}/status`, {
+  await server.ok('POST', '/users/me/status', { as: cast.member, params: { emoji_name: '' } });
+  await server.ok('POST', `/users/${cast.guest.id}/status`, {
     as: cast.admin,
     params: { status_text: 'Visiting' },
   });
-  await server.call('POST', '/users/me/status', { as: cast.moderator, params: { away: true } });
+  await server.ok('POST', '/users/me/status', { as: cast.moderator, params: { away: true } });
 
   // Groups.
   const inner = (
-    await server.call('POST', '/user_groups/create', {
+    await server.ok('POST', '/user_groups/create', {
       as: cast.member,
       params: { name: 'inner', description: 'Inner', members: [cast.member.id] },
     })
   ).body.group_id;
   const outer = (
-    await server.call('POST', '/user_groups/create', {
+    await server.ok('POST', '/user_groups/create', {
       as: cast.member,
       params: { name: 'outer', description: 'Outer', members: [newId], subgroups: [inner] },
     })
   ).body.group_id;
-  await server.call('PATCH', `/user_groups/${outer}`, {
+  await server.ok('PATCH', `/user_groups/${outer}`, {
     as: cast.member,
     params: {
       name: 'outer renamed',
@@ -172,20 +172,20 @@ test('applying every event of the area to the initial state gives a fresh /regis
       },
     },
   });
-  await server.call('POST', `/user_groups/${outer}/members`, {
+  await server.ok('POST', `/user_groups/${outer}/members`, {
     as: cast.member,
     params: { add: [cast.member2.id], delete: [newId] },
   });
-  await server.call('POST', `/user_groups/${outer}/members`, {
+  await server.ok('POST', `/user_groups/${outer}/members`, {
     as: cast.member,
     params: { delete_subgroups: [inner] },
   });
-  await server.call('POST', `/user_groups/${outer}/members`, {
+  await server.ok('POST', `/user_groups/${outer}/members`, {
     as: cast.member,
     params: { add_subgroups: [inner] },
   });
   const spare = (
-    await server.call('POST', '/user_groups/create', {
+    await server.ok('POST', '/user_groups/create', {
       as: cast.admin,
       params: { name: 'spare', description: '', members: [cast.member.id] },
     })
@@ -193,24 +193,24 @@ test('applying every event of the area to the initial state gives a fresh /regis
   expect(
     (await server.call('POST', `/user_groups/${spare}/deactivate`, { as: cast.admin })).status,
   ).toBe(200);
-  await server.call('PATCH', `/user_groups/${spare}`, {
+  await server.ok('PATCH', `/user_groups/${spare}`, {
     as: cast.admin,
     params: { description: 'Renamed while deactivated' },
   });
   const gone = (
-    await server.call('POST', '/user_groups/create', {
+    await server.ok('POST', '/user_groups/create', {
       as: cast.admin,
       params: { name: 'gone', description: '', members: [] },
     })
   ).body.group_id;
-  await server.call('POST', `/user_groups/${gone}/deactivate`, { as: cast.admin });
-  await server.call('PATCH', `/user_groups/${spare}`, {
+  await server.ok('POST', `/user_groups/${gone}/deactivate`, { as: cast.admin });
+  await server.ok('PATCH', `/user_groups/${spare}`, {
     as: cast.admin,
     params: { deactivated: false },
   });
 
   // Realm settings.
-  await server.call('PATCH', '/realm', {
+  await server.ok('PATCH', '/realm', {
     as: cast.owner,
     params: {
       allow_message_editing: false,
@@ -219,7 +219,7 @@ test('applying every event of the area to the initial state gives a fresh /regis
       email_address_visibility: 2,
     },
   });
-  await server.call('PATCH', '/realm', {
+  await server.ok('PATCH', '/realm', {
     as: cast.owner,
     params: {
       can_create_groups: {
@@ -231,12 +231,12 @@ test('applying every event of the area to the initial state gives a fresh /regis
       can_resolve_topics_group: { new: system['role:members'] },
     },
   });
-  await server.call('PATCH', '/realm', { as: cast.owner, params: { waiting_period_threshold: 5 } });
+  await server.ok('PATCH', '/realm', { as: cast.owner, params: { waiting_period_threshold: 5 } });
 
   // A member of groups and anonymous settings is deactivated, another one too and comes back.
-  await server.call('DELETE', `/users/${cast.guest.id}`, { as: cast.admin });
-  await server.call('DELETE', `/users/${cast.member.id}`, { as: cast.admin });
-  await server.call('POST', `/users/${cast.member.id}/reactivate`, { as: cast.admin });
+  await server.ok('DELETE', `/users/${cast.guest.id}`, { as: cast.admin });
+  await server.ok('DELETE', `/users/${cast.member.id}`, { as: cast.admin });
+  await server.ok('POST', `/users/${cast.member.id}/reactivate`, { as: cast.admin });
 
   const got = await events(cast.owner, capable.queue_id);
   const types = new Set(got.map((e) => `${e.type}/${e.op ?? ''}`));
@@ -317,11 +317,11 @@ test('applying every event of the area to the initial state gives a fresh /regis
 });
 
 test('delivery_email events go only to those who may see the address; hiding it sends the placeholder email', async () => {
-  await server.call('PATCH', '/realm', { as: cast.owner, params: { email_address_visibility: 1 } });
+  await server.ok('PATCH', '/realm', { as: cast.owner, params: { email_address_visibility: 1 } });
   const state = await register(cast.admin, true);
   const hidden = await server.createUser(cast.realm, { email: 'hidden-events@example.com' });
-  await server.call('PATCH', '/settings', { as: hidden, params: { email_address_visibility: 3 } });
-  await server.call('PATCH', `/users/${hidden.id}`, {
+  await server.ok('PATCH', '/settings', { as: hidden, params: { email_address_visibility: 3 } });
+  await server.ok('PATCH', `/users/${hidden.id}`, {
     as: cast.owner,
     params: { new_email: 'hidden-new@example.com' },
   });
@@ -332,7 +332,7 @@ test('delivery_email events go only to those who may see the address; hiding it 
       .map((e) => e.person.delivery_email),
   ).toEqual(['hidden-new@example.com']);
   const asMember = await register(cast.moderator, true);
-  await server.call('PATCH', `/users/${hidden.id}`, {
+  await server.ok('PATCH', `/users/${hidden.id}`, {
     as: cast.owner,
     params: { new_email: 'hidden-newer@example.com' },
   });

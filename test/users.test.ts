@@ -447,7 +447,7 @@ describe('DELETE /users/{user_id} and reactivation', () => {
       isBot: true,
     });
     await setUser(bot.id, { botOwnerId: user.id });
-    await server.call('DELETE', `/users/${user.id}`, { as: cast.admin });
+    await server.ok('DELETE', `/users/${user.id}`, { as: cast.admin });
     expect(
       (await server.call('GET', `/users/${bot.id}`, { as: cast.admin })).body.user.is_active,
     ).toBe(false);

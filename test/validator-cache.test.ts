@@ -102,7 +102,7 @@ test('the cache is named by what the validators come from', () => {
 test('a server started with every validator ready refuses a bad parameter by name', async () => {
   // Twice: the first start may compile and write the cache, the second loads it.
   for (let start = 0; start < 2; start++) {
-    const database = createTestDatabase();
+    const database = await createTestDatabase();
     const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' });
     const server = await startServer(config, createLogger('silent'));
     try {

@@ -215,7 +215,7 @@ describe('refusals', () => {
       as: cast.member,
       params: { full_name: 'Gone Hook', short_name: 'gonehook', bot_type: 2 },
     });
-    await server.call('DELETE', `/bots/${res.body.user_id}`, { as: cast.member });
+    await server.ok('DELETE', `/bots/${res.body.user_id}`, { as: cast.member });
     expectError(
       await post({ api_key: res.body.api_key, stream: 'builds' }),
       401,

@@ -99,6 +99,11 @@ export class Database {
     if (sqlite) statementsOf.set(client, sqlite);
   }
 
+  /** Reads and writes waiting for the SQLite connection's lock (always 0 on PostgreSQL). */
+  get lockWaiters(): number {
+    return this.lock?.waiting ?? 0;
+  }
+
   /** Runs reads outside any transaction. */
   read<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     const started = performance.now();

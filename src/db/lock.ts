@@ -10,6 +10,11 @@ export class ReadWriteLock {
   private writer = false;
   private queue: { exclusive: boolean; grant: () => void }[] = [];
 
+  /** How many callers are waiting for the lock. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   /** Runs `fn` while no writer holds the lock. */
   async shared<T>(fn: () => Promise<T>): Promise<T> {
     await this.acquire(false);

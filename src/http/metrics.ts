@@ -4,6 +4,7 @@
 // one histogram observation with a bounded label set (operation IDs and a few
 // fixed names, never paths); everything else is read when Prometheus scrapes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Scheduler } from '../lib/messages/scheduler';
 import type { Database } from '../db/client';
 import type { EventQueueStore, QueueStats } from '../events/queues';
 import { passwordChecks } from '../lib/users/secrets';
@@ -29,7 +30,7 @@ const latencyBuckets = [
  * process, so only the server started by `npm start` asks for them.
  */
 export function createMetrics(
-  sources: { db: Database; queues: EventQueueStore },
+  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler },
   options: { processMetrics?: boolean } = {},
 ): Metrics {
   const registry = new Registry();
@@ -67,6 +68,15 @@ export function createMetrics(
     'Events held in the event queues, not yet acknowledged by their clients.',
     'events',
   );
+  new Counter({
+    name: 'chat_periodic_task_runs_total',
+    help: 'Finished runs of the periodic task (scheduled messages, due organization deletions) in this process.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.scheduler.runs);
+    },
+  });
   new Counter({
     name: 'chat_database_calls_total',
     help: 'Database calls: plain reads (read) and transactions (write).',

@@ -46,7 +46,7 @@ export class TestCluster {
   /** Starts `count` servers in this process; `env` adds configuration variables to each. */
   static async start(count: number, env: Record<string, string> = {}): Promise<TestCluster> {
     // On Redis when the run uses it (the PostgreSQL run); otherwise each process keeps its own memory.
-    const cluster = new TestCluster(createTestDatabase(), { ...redisEnv(), ...env });
+    const cluster = new TestCluster(await createTestDatabase(), { ...redisEnv(), ...env });
     // The first server migrates the database; the others start on it together.
     cluster.servers.push(await TestServer.startOn(cluster.database, cluster.env));
     cluster.servers.push(

@@ -1,6 +1,10 @@
-// A fresh, empty database for one test file: a temporary SQLite file, or a new
-// schema on the PostgreSQL server named by TEST_POSTGRES_URL.
-import { mkdtempSync, rmSync } from 'node:fs';
+// A fresh database for one test file: a temporary SQLite file, or a new
+// database on the PostgreSQL server named by TEST_POSTGRES_URL. Each is a copy
+// of the template that test/support/global-setup.js migrated once for the run
+// (a file copy; CREATE DATABASE ... TEMPLATE), so that a file does not pay
+// for the migrations; without a template (or when asked for an empty one) it
+// starts empty, and the server migrates it.
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,29 +17,51 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty database of the kind this test project runs on. */
-export function createTestDatabase(): TestDatabase {
+/** Runs `sql` on the PostgreSQL server's own database (the one TEST_POSTGRES_URL names). */
+export async function onPostgresServer(sql: string): Promise<void> {
+  const client = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Creates a database of the kind this test project runs on: migrated (a copy
+ * of the run's template), or with `empty`, holding nothing.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   if (process.env.TEST_DATABASE === 'postgresql') {
     const server = process.env.TEST_POSTGRES_URL;
     if (!server) throw new Error('TEST_POSTGRES_URL is not set');
-    const schema = `test_${randomBytes(6).toString('hex')}`;
+    const name = `chat_test_${randomBytes(6).toString('hex')}`;
+    const template = options.empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
+    // WAL_LOG copies the template's pages without the checkpoints FILE_COPY waits for.
+    await onPostgresServer(
+      template
+        ? `CREATE DATABASE "${name}" TEMPLATE "${template}" STRATEGY WAL_LOG`
+        : `CREATE DATABASE "${name}"`,
+    );
     const url = new URL(server);
-    url.searchParams.set('schema', schema);
+    url.pathname = `/${name}`;
+    url.searchParams.set('schema', 'public');
     return {
       provider: 'postgresql',
       url: url.toString(),
       async drop() {
-        const client = new Client({ connectionString: server });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
+        await onPostgresServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       },
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'chat-test-'));
+  const file = join(dir, 'chat.db');
+  const template = options.empty ? undefined : process.env.TEST_SQLITE_TEMPLATE;
+  if (template) copyFileSync(template, file);
   return {
     provider: 'sqlite',
-    url: `file:${join(dir, 'chat.db')}`,
+    url: `file:${file}`,
     async drop() {
       rmSync(dir, { recursive: true, force: true });
     },

@@ -7,6 +7,8 @@ import type { Logger } from '../../log';
 export interface Scheduler {
   /** Stops the timer and waits for a run in progress to finish. */
   stop(): Promise<void>;
+  /** Runs finished so far, failed ones included (for /metrics). */
+  readonly runs: number;
 }
 
 /**
@@ -18,8 +20,9 @@ export function startScheduler(
   task: () => Promise<unknown>,
   log: Logger,
 ): Scheduler {
-  if (intervalSeconds <= 0) return { stop: async () => {} };
+  if (intervalSeconds <= 0) return { stop: async () => {}, runs: 0 };
   let running: Promise<void> | null = null;
+  let runs = 0;
   const timer = setInterval(() => {
     if (running) return;
     running = task()
@@ -27,6 +30,7 @@ export function startScheduler(
       .catch((error) => log.error('scheduled task failed', { error: String(error) }))
       .finally(() => {
         running = null;
+        runs++;
       });
   }, intervalSeconds * 1000);
   timer.unref();
@@ -34,6 +38,9 @@ export function startScheduler(
     async stop() {
       clearInterval(timer);
       await running;
+    },
+    get runs() {
+      return runs;
     },
   };
 }

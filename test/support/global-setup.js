@@ -1,0 +1,34 @@
+// Once per Jest run: migrates a template database of each kind the run tests
+// on (a SQLite file; a database on the server of TEST_POSTGRES_URL), which
+// test/support/database.ts copies for each test file. The names reach the
+// workers through the environment; global-teardown.js removes both.
+const { randomBytes } = require('node:crypto');
+const { mkdtempSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+require('./ts-register');
+const { Client } = require('pg');
+const { migrate } = require('../../src/db/migrate.ts');
+
+module.exports = async function globalSetup() {
+  const file = join(mkdtempSync(join(tmpdir(), 'chat-template-')), 'chat.db');
+  await migrate(`file:${file}`);
+  process.env.TEST_SQLITE_TEMPLATE = file;
+
+  const server = process.env.TEST_POSTGRES_URL;
+  if (!server) return;
+  const name = `chat_template_${randomBytes(6).toString('hex')}`;
+  const client = new Client({ connectionString: server });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  url.searchParams.set('schema', 'public');
+  // The migration's connection is closed when it returns: a template must have none.
+  await migrate(url.toString());
+  process.env.TEST_POSTGRES_TEMPLATE = name;
+};
