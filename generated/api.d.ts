@@ -218,6 +218,8 @@ export interface paths {
          *     the settings of `update_display_settings` and
          *     `update_global_notifications` appear at the top level only for
          *     clients without the `user_settings_object` capability.
+         *     `demo_organization_scheduled_deletion_date` is sent only for demo
+         *     organizations, which this server does not make, so it is never there.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -1368,7 +1370,7 @@ export interface paths {
          *     administrator") for users below administrator, and with
          *     `BAD_REQUEST` when `pygments_language` is longer than 40 characters
          *     ("pygments_language is too long (limit: 40 characters)") or holds
-         *     characters other than lower-case letters, digits and `_+,-./#`
+         *     characters other than letters, digits, spaces and `_+,-./#`
          *     ("Invalid characters in pygments language"), when a parameter is
          *     empty ("This field cannot be blank."), when the URL template is not
          *     a valid RFC 6570 template ("Invalid URL template."), lacks the `code`
@@ -4834,8 +4836,6 @@ export interface components {
             op: "create";
             /** @description The channels, as GET /streams lists them. */
             streams: components["schemas"]["Channel"][];
-            /** @description Whether the channel came back from the archive (for clients without `archived_channels`). */
-            for_unarchiving: boolean;
         };
         /** @description Channels are no longer visible to the user: archived (for clients without `archived_channels`), made private, or access lost. */
         StreamDeleteEvent: {
@@ -4854,8 +4854,6 @@ export interface components {
             }[];
             /** @description The channels. */
             stream_ids: number[];
-            /** @description Whether the channels were archived. */
-            for_archiving: boolean;
         };
         /** @description One property of a channel the user can see changed. */
         StreamUpdateEvent: {
@@ -6561,10 +6559,10 @@ export interface components {
             is_guest: boolean;
             /** @description Whether the account is a bot. */
             is_bot: boolean;
-            /** @description The bot's type, or null for humans. */
-            bot_type: number | null;
-            /** @description The bot's owner, or null. */
-            bot_owner_id: number | null;
+            /** @description The bot's type; present for bots only. */
+            bot_type?: number | null;
+            /** @description The bot's owner, or null; present for bots only. */
+            bot_owner_id?: number | null;
             /**
              * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
              * @enum {integer}
@@ -9043,8 +9041,8 @@ export interface components {
                     name: string;
                     /**
                      * @description The language of the code blocks the playground applies to,
-                     *     as code blocks name it (`python`, `c++`): lower-case
-                     *     letters, digits and `_+,-./#`, at most 40 characters.
+                     *     as Pygments names it (`Python`, `C++`): letters, digits,
+                     *     spaces and `_+,-./#`, at most 40 characters.
                      */
                     pygments_language: string;
                     /**

@@ -159,7 +159,6 @@ export async function createStreams(
           type: 'stream',
           op: 'create',
           streams: [{ ...objects[i], stream_weekly_traffic: null } as unknown as Channel],
-          for_unarchiving: false,
         };
         services.bus.publish(event, audiences[i]);
       });
@@ -231,7 +230,6 @@ export async function doArchiveStream(
       op: 'delete',
       streams: [{ stream_id: stream.id }],
       stream_ids: [stream.id],
-      for_archiving: true,
     };
     onCommit(() =>
       services.bus.publish(
@@ -320,7 +318,6 @@ export async function doUpdateStream(
               type: 'stream',
               op: 'create',
               streams: objects as unknown as Channel[],
-              for_unarchiving: false,
             },
             gained,
           );
@@ -331,7 +328,6 @@ export async function doUpdateStream(
               op: 'delete',
               streams: [{ stream_id: stream.id }],
               stream_ids: [stream.id],
-              for_archiving: false,
             },
             lost,
           );
@@ -373,7 +369,6 @@ export async function doUpdateStream(
         type: 'stream',
         op: 'create',
         streams: [object as unknown as Channel],
-        for_unarchiving: true,
       };
       const unarchived = stream;
       onCommit(() =>

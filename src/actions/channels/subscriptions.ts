@@ -132,7 +132,6 @@ export async function addSubscriptions(
               type: 'stream',
               op: 'create',
               streams: [streamObjects.get(s.id) as unknown as Channel],
-              for_unarchiving: false,
             },
             newcomers,
           );
@@ -370,7 +369,6 @@ export async function unsubscribeIn(
               op: 'delete',
               streams: [{ stream_id: s.id }],
               stream_ids: [s.id],
-              for_archiving: false,
             },
             lost,
           );
