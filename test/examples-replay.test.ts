@@ -63,7 +63,6 @@ const unreplayableCodes: Record<string, string[]> = {
   'resend-email-invite': ['INVITATION_FAILED'],
 };
 
-
 /** The error codes the contract allows, from the `code` enum of CodedError. */
 const errorCodes: string[] = document.components.schemas.CodedError.properties.code.enum ?? [];
 
