@@ -11,7 +11,7 @@ let cast: Cast;
 beforeAll(async () => {
   server = await TestServer.start();
   cast = await server.createCast();
-});
+}, 120_000);
 afterAll(() => server.stop());
 
 describe('code playgrounds', () => {
