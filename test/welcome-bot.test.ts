@@ -78,7 +78,7 @@ describe('a new organization', () => {
         },
       ],
     });
-  });
+  }, 90_000);
 });
 
 describe('people added later', () => {
@@ -201,7 +201,7 @@ describe('writing to Welcome Bot', () => {
     expect(await ask('hello there')).toContain(
       'I answer just a few words: `channels`, `topics`, `formatting`, `profile`.',
     );
-  });
+  }, 90_000);
 
   test('a message to Welcome Bot and someone else gets no answer', async () => {
     const { realm, owner } = await server.createRealm('Group Co', 'group');
@@ -223,14 +223,19 @@ describe('writing to Welcome Bot', () => {
     });
     const newest = await server.call('GET', '/messages', {
       as: owner,
-      params: { anchor: 'newest', num_before: 3, num_after: 0 },
+      params: {
+        anchor: 'newest',
+        num_before: 3,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: 'is', operand: 'dm' }]),
+      },
     });
     expect(newest.body.messages.map((m: { id: number }) => m.id)).toEqual([
       welcome.id,
       sent.body.id,
       marker.body.id,
     ]);
-  });
+  }, 90_000);
 });
 
 describe('WELCOME_MESSAGES=0', () => {
