@@ -218,6 +218,8 @@ export interface paths {
          *     the settings of `update_display_settings` and
          *     `update_global_notifications` appear at the top level only for
          *     clients without the `user_settings_object` capability.
+         *     `demo_organization_scheduled_deletion_date` is sent only for demo
+         *     organizations, which this server does not make, so it is never there.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -1368,7 +1370,7 @@ export interface paths {
          *     administrator") for users below administrator, and with
          *     `BAD_REQUEST` when `pygments_language` is longer than 40 characters
          *     ("pygments_language is too long (limit: 40 characters)") or holds
-         *     characters other than lower-case letters, digits and `_+,-./#`
+         *     characters other than letters, digits, spaces and `_+,-./#`
          *     ("Invalid characters in pygments language"), when a parameter is
          *     empty ("This field cannot be blank."), when the URL template is not
          *     a valid RFC 6570 template ("Invalid URL template."), lacks the `code`
@@ -3847,6 +3849,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/channels/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a channel
+         * @description Creates one channel and subscribes the users of `subscribers` to it
+         *     (the creator only if listed). The name is trimmed of surrounding
+         *     whitespace; a name the organization already uses, archived channels
+         *     included, is refused with `CHANNEL_ALREADY_EXISTS` ("Channel 'NAME'
+         *     already exists"). The permission checks and settings are those of
+         *     creating a channel through POST /users/me/subscriptions: guests get
+         *     "Not allowed for guest users", creating a kind of channel the user may
+         *     not create "Insufficient permission", and an unknown subscriber "No
+         *     such user". Everyone who can see the new channel receives a `stream`
+         *     event of op `create`, and each subscriber a `subscription` event of
+         *     op `add`. The answer carries the new channel's ID. Feature level 417.
+         */
+        post: operations["create-channel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/test_welcome_bot_custom_message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the Welcome Bot custom message
+         * @description Lets an organization administrator preview what a newcomer reads:
+         *     Welcome Bot sends the administrator its welcome message and then
+         *     `welcome_message_custom_text` (trimmed) as a second direct message,
+         *     and the answer lists the two messages' IDs. Refused with
+         *     `UNAUTHORIZED_PRINCIPAL` ("Must be an organization administrator")
+         *     below administrator, and with `BAD_REQUEST` for an empty text
+         *     ("Message must not be empty") or one longer than 8000 characters.
+         *     Feature level 416.
+         */
+        post: operations["test-welcome-bot-custom-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mobile_push/e2ee/test_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an E2EE test notification to mobile devices
+         * @description Asks for an end-to-end encrypted test push notification to the
+         *     requester's devices registered with POST /mobile_push/register (those
+         *     of one push account with `push_account_id`). Only Zulip's push
+         *     notification service can complete such a registration, and this
+         *     server does not use it, so, as a Zulip server without it answers,
+         *     the requester has no registered device: `NO_ACTIVE_PUSH_DEVICE`, "No
+         *     active registered push device". Bots get `BAD_REQUEST` ("This
+         *     endpoint does not accept bot requests."). Feature level 420.
+         */
+        post: operations["e2ee-test-notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4088,10 +4174,12 @@ export interface components {
              *     - `INTERNAL_SERVER_ERROR`: The server failed (500); `request_id` names the failure in its log.
              *     - `INVALID_PUSH_DEVICE_TOKEN`: The push token is not one of the user's registered devices.
              *     - `PUSH_SERVICE_NOT_CONFIGURED`: The operation needs Zulip's push notification service, which this server does not use.
+             *     - `CHANNEL_ALREADY_EXISTS`: The organization already has a channel of that name.
+             *     - `NO_ACTIVE_PUSH_DEVICE`: The user has no device registered for end-to-end encrypted notifications.
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -4834,8 +4922,6 @@ export interface components {
             op: "create";
             /** @description The channels, as GET /streams lists them. */
             streams: components["schemas"]["Channel"][];
-            /** @description Whether the channel came back from the archive (for clients without `archived_channels`). */
-            for_unarchiving: boolean;
         };
         /** @description Channels are no longer visible to the user: archived (for clients without `archived_channels`), made private, or access lost. */
         StreamDeleteEvent: {
@@ -4854,8 +4940,6 @@ export interface components {
             }[];
             /** @description The channels. */
             stream_ids: number[];
-            /** @description Whether the channels were archived. */
-            for_archiving: boolean;
         };
         /** @description One property of a channel the user can see changed. */
         StreamUpdateEvent: {
@@ -6536,6 +6620,22 @@ export interface components {
             /** @description Whether unauthenticated visitors may read web-public channels. */
             realm_web_public_access_enabled: boolean;
         };
+        /** @description The success body of create-channel. */
+        CreateChannelSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The new channel's ID. */
+            id: number;
+        };
+        /** @description The success body of test-welcome-bot-custom-message. */
+        TestWelcomeBotCustomMessageSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The IDs of the direct messages Welcome Bot sent the administrator, oldest first. */
+            welcome_message_ids: number[];
+        };
         /** @description The success body of get-own-user. */
         GetOwnUserSuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -6561,10 +6661,10 @@ export interface components {
             is_guest: boolean;
             /** @description Whether the account is a bot. */
             is_bot: boolean;
-            /** @description The bot's type, or null for humans. */
-            bot_type: number | null;
-            /** @description The bot's owner, or null. */
-            bot_owner_id: number | null;
+            /** @description The bot's type; present for bots only. */
+            bot_type?: number | null;
+            /** @description The bot's owner, or null; present for bots only. */
+            bot_owner_id?: number | null;
             /**
              * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
              * @enum {integer}
@@ -8118,6 +8218,106 @@ export interface components {
                 "application/x-www-form-urlencoded": components["requestBodies"]["TestNotifyRequest"]["content"]["application/json"]["schema"];
             };
         };
+        CreateChannelRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The new channel's name, trimmed of surrounding whitespace: an
+                     *     empty name gives "Channel name can't be empty." and one longer
+                     *     than 60 characters "Channel name too long (limit: 60
+                     *     characters).".
+                     */
+                    name: string;
+                    /** @description The IDs of the users to subscribe; the creator is subscribed only if listed. */
+                    subscribers: number[];
+                    /**
+                     * @description The channel's description; newlines become spaces.
+                     * @default
+                     */
+                    description?: string;
+                    /**
+                     * @description Create the channel as private.
+                     * @default false
+                     */
+                    invite_only?: boolean;
+                    /**
+                     * @description Create the channel as web-public.
+                     * @default false
+                     */
+                    is_web_public?: boolean;
+                    /**
+                     * @description Make the channel default channels for new users (needs permission to manage default channels).
+                     * @default false
+                     */
+                    is_default_stream?: boolean;
+                    /**
+                     * @description Whether subscribers of the channel may read history from before
+                     *     they joined. When left out: true for public channels, false for
+                     *     private ones.
+                     */
+                    history_public_to_subscribers?: boolean;
+                    /**
+                     * @description Retention for the channel: a positive number of days,
+                     *     `"unlimited"` or `"realm_default"`. Anything but the default needs
+                     *     an organization owner.
+                     * @default realm_default
+                     */
+                    message_retention_days?: ("unlimited" | "realm_default") | number;
+                    /**
+                     * @description Topic policy for the channel; when left out, `inherit`. Values other than `inherit` need the permission to set topic policies.
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /**
+                     * Format: int32
+                     * @description The channel folder to put the channel in.
+                     */
+                    folder_id?: number;
+                    /** @description Who may subscribe others to the channel. */
+                    can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may unsubscribe others from the channel. */
+                    can_remove_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may administer the channel; defaults to the creator. */
+                    can_administer_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may delete any message in the channel. */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may delete their own messages in the channel. */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may move messages out of the channel. */
+                    can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may move messages between topics of the channel. */
+                    can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may post in the channel. */
+                    can_send_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may subscribe themselves to the channel. */
+                    can_subscribe_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description Who may resolve topics in the channel. */
+                    can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["CreateChannelRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        TestWelcomeBotCustomMessageRequest: {
+            content: {
+                "application/json": {
+                    /** @description The custom message to preview, in Markdown; at most 8000 characters once trimmed. */
+                    welcome_message_custom_text: string;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["TestWelcomeBotCustomMessageRequest"]["content"]["application/json"]["schema"];
+            };
+        };
+        E2eeTestNotifyRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description Only the devices of this push account; without it, every device of the requester.
+                     */
+                    push_account_id?: number;
+                };
+                "application/x-www-form-urlencoded": components["requestBodies"]["E2eeTestNotifyRequest"]["content"]["application/json"]["schema"];
+            };
+        };
         /** @description The payload, any JSON object. */
         JsonWebhookRequest: {
             content: {
@@ -9059,8 +9259,8 @@ export interface components {
                     name: string;
                     /**
                      * @description The language of the code blocks the playground applies to,
-                     *     as code blocks name it (`python`, `c++`): lower-case
-                     *     letters, digits and `_+,-./#`, at most 40 characters.
+                     *     as Pygments names it (`Python`, `C++`): letters, digits,
+                     *     spaces and `_+,-./#`, at most 40 characters.
                      */
                     pygments_language: string;
                     /**
@@ -15160,6 +15360,117 @@ export interface operations {
              * @description The request was refused: a parameter was missing or malformed, the
              *     message is not one the requester can read, or reporting is off. `code`
              *     is `BAD_REQUEST`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateChannelRequest"];
+        responses: {
+            /** @description The channel was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateChannelSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     name is taken, or the user may not create such a channel.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "test-welcome-bot-custom-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TestWelcomeBotCustomMessageRequest"];
+        responses: {
+            /** @description The test messages were sent to the administrator. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestWelcomeBotCustomMessageSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, the
+             *     text is empty, or the requester is not an administrator.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "e2ee-test-notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["E2eeTestNotifyRequest"];
+        responses: {
+            /**
+             * @description The test notification was handed to the push notification service:
+             *     a server that uses the service answers so. This one never does.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was malformed, the requester
+             *     is a bot, or (for every person) no device is registered.
              */
             400: {
                 headers: {

@@ -402,7 +402,7 @@ describe('one server', () => {
 
 describe('a pending email survives a restart', () => {
   test('the server started again on the same database sends it', async () => {
-    const database = createTestDatabase();
+    const database = await createTestDatabase();
     const shared = { ...redisEnv(newKeyPrefix()), ...env };
     let first: TestServer | undefined = await TestServer.startOn(database, shared);
     let second: TestServer | undefined;
@@ -432,7 +432,7 @@ describe('two servers on one database', () => {
   let cast: Cast;
 
   beforeAll(async () => {
-    database = createTestDatabase();
+    database = await createTestDatabase();
     const shared = { ...redisEnv(newKeyPrefix()), ...env };
     a = await TestServer.startOn(database, shared);
     b = await TestServer.startOn(database, shared);

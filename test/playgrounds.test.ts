@@ -90,13 +90,6 @@ describe('adding', () => {
     ],
     [
       'X',
-      'Python',
-      'https://x.com/{code}',
-      'Invalid characters in pygments language',
-      { pygments_language: ['Invalid characters in pygments language'] },
-    ],
-    [
-      'X',
       'python',
       'https://x.com/{code',
       'Invalid URL template.',

@@ -354,7 +354,6 @@ describe('archiving and changing a channel', () => {
         op: 'delete',
         streams: [{ stream_id: id }],
         stream_ids: [id],
-        for_archiving: true,
       },
     ]);
     expect(await names(cast.member2)).not.toContain('to-archive');
@@ -384,13 +383,10 @@ describe('archiving and changing a channel', () => {
       ['update', 'is_archived', false],
     ]);
     expect(
-      (await eventsOf(server, cast.member2, legacy.queue_id)).map((e) => [
-        e.op,
-        e.for_archiving ?? e.for_unarchiving,
-      ]),
+      (await eventsOf(server, cast.member2, legacy.queue_id)).map((e) => [e.op, e.stream_ids]),
     ).toEqual([
-      ['delete', true],
-      ['create', true],
+      ['delete', [id]],
+      ['create', undefined],
     ]);
   });
 

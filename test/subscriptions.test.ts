@@ -55,7 +55,7 @@ describe('POST /users/me/subscriptions', () => {
     ]);
     const peerEvents = await eventsOf(server, cast.admin, peer.queue_id);
     expect(peerEvents).toEqual([
-      expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: false }),
+      expect.objectContaining({ type: 'stream', op: 'create' }),
       {
         id: 1,
         type: 'subscription',

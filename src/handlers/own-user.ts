@@ -11,12 +11,17 @@ export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, real
     maxMessage: await maxMessageId(db, user.id),
     profileData: await profileDataOf(db, [user.id]),
   }));
-  const me = presentUser(user, user, realmHost(realm, services.config.externalUrl), {
-    clientGravatar: false,
-  });
+  const { bot_type, ...me } = presentUser(
+    user,
+    user,
+    realmHost(realm, services.config.externalUrl),
+    { clientGravatar: false },
+  );
+  // As in Zulip, only a bot's answer names its type and owner.
+  const bot = user.isBot ? { bot_type, bot_owner_id: user.botOwnerId } : {};
   return {
     ...me,
-    bot_owner_id: user.botOwnerId,
+    ...bot,
     delivery_email: user.email,
     profile_data: profileData.get(user.id) ?? {},
     max_message_id: maxMessage,

@@ -4,7 +4,8 @@
 // since feature level 406. Human users only. Also POST
 // /mobile_push/test_notification, and POST /mobile_push/register, the
 // registration for end-to-end encrypted notifications, which only Zulip's
-// push notification service can complete.
+// push notification service can complete, and POST
+// /mobile_push/e2ee/test_notification, which needs such a registration.
 import type { User } from '../../generated/prisma/sqlite/client';
 import {
   doAddPushDeviceToken,
@@ -96,6 +97,17 @@ export const registerPushDevice: Handler<'register-push-device'> = async ({ user
   );
 };
 
+/**
+ * Sends an end-to-end encrypted test notification (feature level 420). Only
+ * devices registered through Zulip's push notification service could get
+ * one; this server does not use it, so nobody has such a device, and the
+ * answer is a Zulip server's for a user without one.
+ */
+export const e2eeTestNotify: Handler<'e2ee-test-notify'> = async ({ user }) => {
+  if (user.isBot) throw new ApiError('This endpoint does not accept bot requests.');
+  throw new ApiError('No active registered push device', 'NO_ACTIVE_PUSH_DEVICE');
+};
+
 /** The operations of this area, by operationId. */
 export const pushDeviceHandlers = {
   'add-apns-token': addApnsToken,
@@ -104,4 +116,5 @@ export const pushDeviceHandlers = {
   'remove-fcm-token': removeFcmToken,
   'test-notify': testNotify,
   'register-push-device': registerPushDevice,
+  'e2ee-test-notify': e2eeTestNotify,
 } satisfies Partial<HandlerMap>;

@@ -1,6 +1,8 @@
-// PATCH /realm: organization settings; POST /realm/deactivate.
+// PATCH /realm: organization settings; POST /realm/deactivate; POST
+// /realm/test_welcome_bot_custom_message.
 import { doUpdateRealm, type RealmGroupSettingName } from '../actions/realm/realm';
 import { doDeactivateRealm } from '../actions/realm/realm-deactivation';
+import { doSendTestWelcomeMessages } from '../actions/realm/welcome-bot-test';
 import type { SettingChange } from '../lib/groups/group-settings';
 import { realmGroupSettings } from '../lib/groups/group-settings';
 import type { Handler, HandlerMap } from './types';
@@ -42,8 +44,24 @@ export const deactivateRealm: Handler<'deactivate-realm'> = async ({ params, ser
   return {};
 };
 
+/** An administrator receives Welcome Bot's messages with a custom text, to preview them. */
+export const testWelcomeBotCustomMessage: Handler<'test-welcome-bot-custom-message'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => ({
+  welcome_message_ids: await doSendTestWelcomeMessages(
+    services,
+    realm,
+    user,
+    params.welcome_message_custom_text,
+  ),
+});
+
 /** The operations of this area, by operationId. */
 export const realmHandlers = {
   'update-realm': updateRealm,
   'deactivate-realm': deactivateRealm,
+  'test-welcome-bot-custom-message': testWelcomeBotCustomMessage,
 } satisfies Partial<HandlerMap>;

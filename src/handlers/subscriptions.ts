@@ -1,7 +1,9 @@
 // Subscriptions: GET, POST, PATCH and DELETE /users/me/subscriptions,
 // POST /users/me/subscriptions/properties, PATCH
 // /users/me/subscriptions/{stream_id} and
-// GET /users/{user_id}/subscriptions/{stream_id}.
+// GET /users/{user_id}/subscriptions/{stream_id}; and POST /channels/create.
+import type { components } from '../../generated/api';
+import { doCreateChannel } from '../actions/channels/create-channel';
 import type { NewStreamSettings } from '../actions/channels/streams';
 import {
   doSubscribe,
@@ -46,14 +48,22 @@ function retentionDays(value: string | number | undefined): number | null {
   return value as number;
 }
 
-/** Subscribes to (and creates) channels. */
-export const subscribe: Handler<'subscribe'> = async ({ params, services, user, realm }) => {
+/** The settings of channels a request creates, from its parameters. */
+function newStreamSettings(params: {
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  is_default_stream?: boolean;
+  history_public_to_subscribers?: boolean;
+  message_retention_days?: string | number;
+  topics_policy?: string;
+  folder_id?: number;
+}): NewStreamSettings {
   const groups: Partial<Record<StreamGroupSetting, GroupSettingValue>> = {};
   for (const name of Object.keys(streamGroupSettings) as StreamGroupSetting[]) {
-    const value = params[name];
+    const value = (params as Record<string, unknown>)[name];
     if (value !== undefined) groups[name] = value as GroupSettingValue;
   }
-  const settings: NewStreamSettings = {
+  return {
     inviteOnly: params.invite_only ?? false,
     isWebPublic: params.is_web_public ?? false,
     isDefault: params.is_default_stream ?? false,
@@ -63,6 +73,11 @@ export const subscribe: Handler<'subscribe'> = async ({ params, services, user, 
     folderId: params.folder_id ?? null,
     groups,
   };
+}
+
+/** Subscribes to (and creates) channels. */
+export const subscribe: Handler<'subscribe'> = async ({ params, services, user, realm }) => {
+  const settings = newStreamSettings(params);
   return doSubscribe(services, realm, user, {
     items: params.subscriptions.map((s) => ({
       name: s.name,
@@ -160,11 +175,27 @@ export const updateSubscriptionProperty: Handler<'update-subscription-property'>
   return {};
 };
 
+/** Creates one channel with its first subscribers (POST /channels/create). */
+export const createChannel: Handler<'create-channel'> = async ({
+  params,
+  services,
+  user,
+  realm,
+}) => ({
+  id: await doCreateChannel(services, realm, user, {
+    name: params.name,
+    description: params.description ?? '',
+    subscribers: params.subscribers,
+    settings: newStreamSettings(params),
+  }),
+});
+
 /** The operations of this area, by operationId. */
 export const subscriptionHandlers = {
   'get-subscriptions': getSubscriptions,
   subscribe: subscribe,
   unsubscribe: unsubscribe,
+  'create-channel': createChannel,
   'update-subscriptions': updateSubscriptions,
   'get-subscription-status': getSubscriptionStatus,
   'update-subscription-settings': updateSubscriptionSettings,

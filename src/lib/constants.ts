@@ -3,7 +3,7 @@
 /** The Zulip release whose API this server speaks. */
 export const ZULIP_VERSION = '11.0';
 /** The feature level whose behaviour this server implements. */
-export const ZULIP_FEATURE_LEVEL = 407;
+export const ZULIP_FEATURE_LEVEL = 420;
 
 /** Longest topic, in characters; longer topics are truncated. */
 export const MAX_TOPIC_LENGTH = 60;

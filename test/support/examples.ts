@@ -19,6 +19,12 @@ export const AS_EXTENSION = 'x-as';
 /** The extension of a response example naming the Host its request is sent to. */
 export const HOST_EXTENSION = 'x-host';
 
+/**
+ * The extension of a response example this server never gives, with the
+ * reason: shown for clients, checked against its schema, not replayed.
+ */
+export const NOT_REPLAYED_EXTENSION = 'x-not-replayed';
+
 type Json = any;
 
 /** openapi.yaml as written, with its `$ref`s unresolved. */
@@ -174,7 +180,7 @@ export function requestExampleNames(op: Operation): Set<string> {
 /** The cases of an operation: each response example of its own, with its request. */
 export function casesOf(op: Operation): Case[] {
   return op.answers
-    .filter((answer) => !answer.shared)
+    .filter((answer) => !answer.shared && !answer.example[NOT_REPLAYED_EXTENSION])
     .map((answer) => {
       const pathParams: Record<string, Json> = {};
       const query: Record<string, Json> = {};

@@ -153,7 +153,6 @@ export async function createStreams(
           type: 'stream',
           op: 'create',
           streams: [{ ...objects[i], stream_weekly_traffic: null }],
-          for_unarchiving: false,
         };
         services.bus.publish(event, audiences[i]);
       });
@@ -225,7 +224,6 @@ export async function doArchiveStream(
       op: 'delete',
       streams: [{ stream_id: stream.id }],
       stream_ids: [stream.id],
-      for_archiving: true,
     };
     onCommit(() =>
       services.bus.publish(
@@ -314,7 +312,6 @@ export async function doUpdateStream(
               type: 'stream',
               op: 'create',
               streams: objects,
-              for_unarchiving: false,
             },
             gained,
           );
@@ -325,7 +322,6 @@ export async function doUpdateStream(
               op: 'delete',
               streams: [{ stream_id: stream.id }],
               stream_ids: [stream.id],
-              for_archiving: false,
             },
             lost,
           );
@@ -367,7 +363,6 @@ export async function doUpdateStream(
         type: 'stream',
         op: 'create',
         streams: [object],
-        for_unarchiving: true,
       };
       const unarchived = stream;
       onCommit(() =>

@@ -127,7 +127,6 @@ export async function addSubscriptions(
               type: 'stream',
               op: 'create',
               streams: [streamObjects.get(s.id)!],
-              for_unarchiving: false,
             },
             newcomers,
           );
@@ -365,7 +364,6 @@ export async function unsubscribeIn(
               op: 'delete',
               streams: [{ stream_id: s.id }],
               stream_ids: [s.id],
-              for_archiving: false,
             },
             lost,
           );

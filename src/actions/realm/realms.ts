@@ -1,5 +1,6 @@
 // Creating an organization: the realm, its system groups with their nesting,
-// its group-valued settings, and its first owner.
+// its group-valued settings, its first owner, and (unless WELCOME_MESSAGES=0)
+// its first channels with Welcome Bot's first conversations in them.
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
@@ -11,7 +12,8 @@ import {
 } from '../../lib/constants';
 import { realmGroupSettingDefaults, realmGroupSettings } from '../../lib/groups/group-settings';
 import type { Services } from '../../services';
-import { checkNewUser, insertUser, type NewUser } from '../users/users';
+import { checkNewUser, insertUser, systemBotIn, type NewUser } from '../users/users';
+import { createFirstChannels, postFirstMessages } from './realm-first-state';
 import { hashPassword } from '../../lib/users/secrets';
 
 /** Creates the system groups of `realmId`, nested, and returns their IDs by name. */
@@ -46,7 +48,7 @@ export interface NewRealm {
   owner: Omit<NewUser, 'role'>;
 }
 
-/** Creates an organization with its system groups and its owner. */
+/** Creates an organization with its system groups, its owner and its first state. */
 export async function doCreateRealm(
   services: Services,
   input: NewRealm,
@@ -74,7 +76,16 @@ export async function doCreateRealm(
       ]),
     );
     const realm = await tx.realm.update({ where: { id: created.id }, data: settings });
+    if (!services.config.welcomeMessages) {
+      const owner = await insertUser(tx, onCommit, services, realm, ownerInput, passwordHash);
+      return { realm, owner };
+    }
+    // As in Zulip: the first channels exist before the owner, who joins them
+    // as every newcomer does, and then finds Welcome Bot's first messages.
+    const welcomeBot = await systemBotIn(tx, onCommit, services, realm, 'welcome');
+    const channels = await createFirstChannels(tx, onCommit, services, realm, welcomeBot, groups);
     const owner = await insertUser(tx, onCommit, services, realm, ownerInput, passwordHash);
+    await postFirstMessages(tx, onCommit, services, realm, welcomeBot, channels);
     return { realm, owner };
   });
 }

@@ -187,7 +187,7 @@ function findSystemBot(db: Db, realmId: number, name: SystemBotName): Promise<Us
  * (with the `realm_user` events of any new user) when the organization has
  * none yet.
  */
-async function systemBotIn(
+export async function systemBotIn(
   tx: Db,
   onCommit: OnCommit,
   services: Services,

@@ -31,11 +31,12 @@ export const realmPlaygroundsState: StateProvider = async ({ db, realm }) => ({
   realm_playgrounds: await listPlaygrounds(db, realm.id),
 });
 
-// What the request may carry (upper case and spaces too: they are trimmed and
-// then refused by the stored form's stricter rule, with the field named).
+// The characters a language name may hold, as Zulip allows them (Pygments' lexer
+// names, such as `Python` or `Objective-C++`): letters of either case, digits,
+// spaces and `_+,-./#` (the `+-.` range takes in the comma).
 const REQUEST_LANGUAGE = /^[ a-zA-Z0-9_+-./#]*$/;
-// What a stored language may be: the characters code blocks allow, in lower case.
-const STORED_LANGUAGE = /^[a-z0-9_+-./#]+$/;
+// What a stored language may be: the same characters, once trimmed and not empty.
+const STORED_LANGUAGE = /^[ a-zA-Z0-9_+-./#]+$/;
 const invalidLanguage = 'Invalid characters in pygments language';
 const blank = 'This field cannot be blank.';
 

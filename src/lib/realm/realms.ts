@@ -10,11 +10,19 @@ export function subdomainOf(host: string, externalUrl: string): string {
   return requested.endsWith(`.${base}`) ? requested.slice(0, -(base.length + 1)) : '';
 }
 
-/** The address of `realm`: EXTERNAL_URL with the organization's subdomain in front of its host. */
+/**
+ * The address of `realm`: EXTERNAL_URL with the organization's subdomain in
+ * front of its host, the same host `realmHost` and `subdomainOf` speak of,
+ * even when EXTERNAL_URL's host is an IP address (which the URL class's host
+ * setter would refuse to prefix, silently leaving the root's address).
+ */
 export function realmUrl(realm: Pick<Realm, 'stringId'>, externalUrl: string): string {
   const url = new URL(externalUrl);
-  if (realm.stringId) url.host = `${realm.stringId}.${url.host}`;
-  return url.toString().replace(/\/$/, '');
+  const root = url.toString().replace(/\/$/, '');
+  if (!realm.stringId) return root;
+  const start = `${url.protocol}//`;
+  const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  return `${start}${auth}${realm.stringId}.${root.slice(start.length + auth.length)}`;
 }
 
 /**

@@ -61,7 +61,6 @@ export const realmUserState: StateProvider = async ({
     email: me.email,
     delivery_email: user.email,
     full_name: user.fullName,
-    role: user.role,
     is_owner: user.role === Role.OWNER,
     is_admin: user.role <= Role.ADMINISTRATOR,
     is_moderator: user.role <= Role.MODERATOR,
@@ -70,15 +69,12 @@ export const realmUserState: StateProvider = async ({
     avatar_source: user.avatarSource,
     avatar_url: avatarUrl(user, false, true),
     avatar_url_medium: avatarUrlMedium(user),
-    avatar_version: user.avatarVersion,
     can_create_public_streams: canCreatePublic,
     can_create_private_streams: canCreatePrivate,
     can_create_web_public_streams: canCreateWebPublic,
     can_create_streams: canCreatePublic || canCreatePrivate || canCreateWebPublic,
     can_subscribe_other_users: holds('can_add_subscribers_group'),
     can_invite_others_to_realm: holds('can_invite_users_group'),
-    can_create_users: user.canCreateUsers,
-    can_change_user_emails: user.canChangeUserEmails,
   };
 };
 
