@@ -248,6 +248,7 @@ export function buildRouter(
           return clientName(input.userAgent);
         },
         files,
+        headers: input.req.headers,
         payload,
         onAbort: (cancel: () => void) => aborts.push(cancel),
         ...(auth ?? {}),
