@@ -50,6 +50,8 @@ function expectPosted(
 describe('Sentry', () => {
   const ISSUE = "TypeError: Cannot read properties of undefined (reading 'crown')";
   const ISSUE_URL = 'https://sentry.io/organizations/lear-co/issues/1117540176/';
+  /** The issue's title as a topic: cut to 60 characters. */
+  const ISSUE_TOPIC = "TypeError: Cannot read properties of undefined (reading '...";
 
   test('an issue alert, with the lines where the exception was raised', async () => {
     expectPosted(await send('sentry', fixture('sentry', 'event_alert')), 'ZulipSentryWebhook', [
@@ -77,10 +79,10 @@ describe('Sentry', () => {
 
   test('an issue created, then resolved', async () => {
     expectPosted(await send('sentry', fixture('sentry', 'issue__created')), 'ZulipSentryWebhook', [
-      [ISSUE, `New issue [${ISSUE}](${ISSUE_URL}) in crown-web (level: error).`],
+      [ISSUE_TOPIC, `New issue [${ISSUE}](${ISSUE_URL}) in crown-web (level: error).`],
     ]);
     expectPosted(await send('sentry', fixture('sentry', 'issue__resolved')), 'ZulipSentryWebhook', [
-      [ISSUE, `Cordelia resolved the issue [${ISSUE}](${ISSUE_URL}).`],
+      [ISSUE_TOPIC, `Cordelia resolved the issue [${ISSUE}](${ISSUE_URL}).`],
     ]);
   });
 

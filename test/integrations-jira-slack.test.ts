@@ -140,9 +140,10 @@ describe('Slack-compatible incoming webhook', () => {
     expectOne(r, 'ZulipSlackIncomingWebhook', topic, content);
 
   test("text, after its emoji, with Slack's markup as Markdown, in no topic", async () => {
+    // The empty topic reads back under its display name.
     expectSlack(
       await send('slack_incoming', fixture('slack_incoming', 'text')),
-      '',
+      'general chat',
       ':rocket: Deploy of **castle** finished: [run 88](https://deploy.example.com/runs/88). *All green.*',
     );
   });
