@@ -3933,6 +3933,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/external/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post GitHub events (GitHub integration)
+         * @description GitHub's webhook, pointed at this address (content type
+         *     `application/json`), posts a message for each event of a repository:
+         *     the event is named by the `X-GitHub-Event` header, and a request
+         *     without it is refused with `MISSING_HTTP_EVENT_HEADER` (the bot's owner
+         *     is told, at most once every five minutes). Topics are Zulip's:
+         *     `repo / branch` for pushes, `repo / PR #42 title` and
+         *     `repo / issue #40 title` for pull requests, issues and their
+         *     comments, `repo / workflow name` for workflow runs, and the
+         *     repository's name for tags, releases and pings. The message's client is
+         *     `ZulipGitHubWebhook`.
+         *
+         *     Events posted, by the names `only_events` and `exclude_events` match:
+         *     `push_commits`, `push_tags`, `opened_pull_request` (opened or
+         *     reopened), `updated_pull_request` (edited, new commits),
+         *     `closed_pull_request` (merged or closed), `assigned_or_unassigned_pull_request`,
+         *     `pull_request_review_requested`, `pull_request_ready_for_review`,
+         *     `issues` (every action), `issue_comment` (created, edited, deleted),
+         *     `release`, `workflow_run` (when a run completes) and `ping` (sent
+         *     when the webhook is set up). Known events that say little (labels of
+         *     pull requests, runs starting, a comment edited without a change, pushes
+         *     of GitHub's merge queue) succeed without a message; other events are
+         *     refused with `UNSUPPORTED_WEBHOOK_EVENT_TYPE`, naming the event and
+         *     its action (where Zulip answers them with status 200, this server
+         *     answers 400). A payload that lacks a field the event needs, or holds one
+         *     of the wrong type, is refused with `BAD_REQUEST` naming it, before
+         *     anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`): without `stream`, a direct
+         *     message to the bot's owner.
+         */
+        post: operations["github-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/gitlab": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post GitLab events (GitLab integration)
+         * @description GitLab's project webhook, pointed at this address, posts a message for
+         *     each event: the event is named by the `X-Gitlab-Event` header, and a
+         *     request without it is refused with `MISSING_HTTP_EVENT_HEADER` (the
+         *     bot's owner is told, at most once every five minutes). Topics are
+         *     Zulip's: `project / branch` for pushes and pipelines,
+         *     `project / MR #7 title` and `project / issue #12 title` for merge
+         *     requests, issues and their comments, the project's name for tags and
+         *     comments on commits. The message's client is `ZulipGitlabWebhook`.
+         *
+         *     Events posted, by the names `only_events` and `exclude_events` match:
+         *     `Push Hook`, `Tag Push Hook`, `Merge Request Hook <action>` (`open`,
+         *     `close`, `reopen`, `update`, `merge`, `approved`, `unapproved`,
+         *     `approval`, `unapproval`), `Issue Hook <action>` and
+         *     `Confidential Issue Hook <action>` (`open`, `close`, `reopen`,
+         *     `update`), `Note Hook <kind>` and `Confidential Note Hook <kind>`
+         *     (`Commit`, `MergeRequest`, `Issue`, `Snippet`), and `Pipeline Hook`.
+         *     Other events are refused with `UNSUPPORTED_WEBHOOK_EVENT_TYPE` (where
+         *     Zulip answers them with status 200, this server answers 400). A payload
+         *     of the wrong shape is refused with `BAD_REQUEST` naming the field,
+         *     before anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`).
+         */
+        post: operations["gitlab-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/sentry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Sentry alerts (Sentry integration)
+         * @description Sentry, through an internal integration's webhook (or the older
+         *     webhook plugin) pointed at this address, posts the alerts of its issue
+         *     alert rules and the changes of issues, each in a topic named after the
+         *     issue's title, as Zulip does. The message's client is
+         *     `ZulipSentryWebhook`.
+         *
+         *     Events posted, by the names `only_events` and `exclude_events` match:
+         *     `event_alert` (an alert rule fired for an event: its title, level,
+         *     culprit, environment, time, rule, and the source lines where an
+         *     exception was raised), `issue_created`, `issue_resolved`,
+         *     `issue_unresolved`, `issue_assigned`, `issue_ignored` and
+         *     `issue_archived`. Other resources (metric alerts, comments,
+         *     installations) are refused with `UNSUPPORTED_WEBHOOK_EVENT_TYPE`
+         *     (where Zulip answers them with status 200, this server answers 400),
+         *     and a payload that is not Sentry's at all with
+         *     `ANOMALOUS_WEBHOOK_PAYLOAD`. A payload of the wrong shape is refused
+         *     with `BAD_REQUEST` naming the field, before anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`).
+         */
+        post: operations["sentry-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/grafana": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Grafana alerts (Grafana integration)
+         * @description A webhook contact point of Grafana's alerting, pointed at this
+         *     address, posts one message per alert of a notification, firing or
+         *     resolved, in a topic named `[alertname]` (the alert's fingerprint when
+         *     it has no name), as Zulip does: its summary and description, when it
+         *     started and ended, its labels and values, and links to its source,
+         *     dashboard, panel and silence. Alerts of Grafana's legacy alerting
+         *     (before Grafana 8) are posted in a topic named after their title. The
+         *     message's client is `ZulipGrafanaWebhook`.
+         *
+         *     The names `only_events` and `exclude_events` match are the alert's
+         *     status, `firing` or `resolved` (for legacy alerts, their state:
+         *     `alerting`, `ok`, `no_data`, `paused`, `pending`). A payload of the
+         *     wrong shape (an alert status other than those two) is refused with
+         *     `BAD_REQUEST` naming the field, before anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`).
+         */
+        post: operations["grafana-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/alertmanager": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Prometheus Alertmanager alerts (Alertmanager integration)
+         * @description A webhook receiver of Prometheus Alertmanager, pointed at this address,
+         *     posts the alerts of a notification grouped as Zulip groups them: one
+         *     topic per value of the label `name` names (`instance` by default, an
+         *     annotation of that name when no label has it, `(unknown)` otherwise),
+         *     and in each topic one message for the alerts firing and one for those
+         *     resolved, each alert described by the label or annotation `desc` names
+         *     (`alertname` by default) with a link to its graph. The message's
+         *     client is `ZulipAlertmanagerWebhook`.
+         *
+         *     The names `only_events` and `exclude_events` match are `firing` and
+         *     `resolved`. A payload of the wrong shape is refused with `BAD_REQUEST`
+         *     naming the field, before anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`).
+         */
+        post: operations["alertmanager-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/jira": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Jira issue events (Jira integration)
+         * @description A Jira webhook, pointed at this address, posts issues created, updated
+         *     (the fields changed, or the comment added, edited or deleted) and
+         *     deleted, and comments created, edited and deleted, each in a topic
+         *     named `KEY-21: summary`, as Zulip does. Jira's markup in descriptions
+         *     and comments (bold, monospace, code and quote blocks, links, mentions)
+         *     is turned into Markdown. Jira escapes the parameters of the URL twice,
+         *     so `stream` and `topic` are decoded once more. The message's client
+         *     is `ZulipJiraWebhook`.
+         *
+         *     Events posted, by the names `only_events` and `exclude_events` match
+         *     (the payload's `webhookEvent`): `jira:issue_created`,
+         *     `jira:issue_updated`, `jira:issue_deleted`, `comment_created`,
+         *     `comment_updated` and `comment_deleted`. Worklogs, links,
+         *     attachments, sprints and versions succeed without a message; other
+         *     events are refused with `UNSUPPORTED_WEBHOOK_EVENT_TYPE` (where Zulip
+         *     answers them with status 200, this server answers 400), and a payload
+         *     without `webhookEvent` with `ANOMALOUS_WEBHOOK_PAYLOAD`. A payload of
+         *     the wrong shape is refused with `BAD_REQUEST` naming the field, before
+         *     anything is posted.
+         *
+         *     Credentials, `stream` and `topic` work as for the generic JSON
+         *     integration (`POST /external/json`).
+         */
+        post: operations["jira-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/external/slack_incoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a Slack incoming webhook's message (Slack-compatible integration)
+         * @description Tools written for Slack's incoming webhooks post here unchanged: the
+         *     message's `text` (after `icon_emoji`), or, when it has them, its
+         *     Block Kit `blocks` (headers, sections and their fields, dividers,
+         *     images, context) and legacy `attachments` (title, pretext, text,
+         *     fields, image, footer, time), with Slack's markup (`*bold*`,
+         *     `_italic_`, `~strike~`, `<url|text>`) turned into Markdown.
+         *     Interactive blocks (buttons, inputs) are left out, and a payload with
+         *     nothing to show posts nothing. The topic is `topic`, else the Slack
+         *     channel the payload names (without its `#` or `@`), else no topic, as
+         *     in Zulip. The message's client is `ZulipSlackIncomingWebhook`.
+         *     The body is JSON (Slack's older `payload=` form is not read). A
+         *     payload of the wrong shape is refused with `BAD_REQUEST` naming the
+         *     field, before anything is posted.
+         *
+         *     Credentials and `stream` work as for the generic JSON integration
+         *     (`POST /external/json`).
+         */
+        post: operations["slack-incoming-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4176,10 +4452,13 @@ export interface components {
              *     - `PUSH_SERVICE_NOT_CONFIGURED`: The operation needs Zulip's push notification service, which this server does not use.
              *     - `CHANNEL_ALREADY_EXISTS`: The organization already has a channel of that name.
              *     - `NO_ACTIVE_PUSH_DEVICE`: The user has no device registered for end-to-end encrypted notifications.
+             *     - `UNSUPPORTED_WEBHOOK_EVENT_TYPE`: An integration does not post this event; `webhook_name` and `event_type` name them.
+             *     - `MISSING_HTTP_EVENT_HEADER`: The header in which the service names its event was not sent; `header` names it.
+             *     - `ANOMALOUS_WEBHOOK_PAYLOAD`: The payload is not one the service sends; `webhook_name` names the integration.
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE" | "UNSUPPORTED_WEBHOOK_EVENT_TYPE" | "MISSING_HTTP_EVENT_HEADER" | "ANOMALOUS_WEBHOOK_PAYLOAD";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -4216,6 +4495,12 @@ export interface components {
             allowed_methods?: string[];
             /** @description With `INTERNAL_SERVER_ERROR`, the ID under which the failure was logged. */
             request_id?: string;
+            /** @description With `UNSUPPORTED_WEBHOOK_EVENT_TYPE` and `ANOMALOUS_WEBHOOK_PAYLOAD`, the integration (`GitHub`, `Jira`, ...). */
+            webhook_name?: string;
+            /** @description With `UNSUPPORTED_WEBHOOK_EVENT_TYPE`, the event not posted (`star:created`). */
+            event_type?: string;
+            /** @description With `MISSING_HTTP_EVENT_HEADER`, the header that was not sent. */
+            header?: string;
             /**
              * @description With the refusals of a linkifier or code playground, every problem
              *     found, by field (`__all__` for problems of the fields together):
@@ -7587,6 +7872,29 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The topic of every message the integration posts to a channel, in
+         *     place of the topic it picks itself. Pull request and issue messages
+         *     then carry the item's title, which the topic no longer shows.
+         */
+        WebhookTopic: string;
+        /**
+         * @description JSON text of a list of event names (`x-json-schema`): only events
+         *     matching one of them are posted. Names may hold the shell-style
+         *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+         *     integration are listed in its description.
+         */
+        WebhookOnlyEvents: string;
+        /**
+         * @description JSON text of a list of event names (`x-json-schema`), with the same
+         *     wildcards as `only_events`: matching events are not posted.
+         */
+        WebhookExcludeEvents: string;
+        /**
+         * @description Comma-separated branch names: pushes to other branches are not
+         *     posted. All branches when absent.
+         */
+        WebhookBranches: string;
         /**
          * @description Whether the client computes Gravatar URLs itself. When true,
          *     `avatar_url` is null for users whose avatar comes from Gravatar and
@@ -15472,6 +15780,430 @@ export interface operations {
              * @description The request was refused: a parameter was malformed, the requester
              *     is a bot, or (for every person) no device is registered.
              */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "github-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /**
+                 * @description The topic of every message the integration posts to a channel, in
+                 *     place of the topic it picks itself. Pull request and issue messages
+                 *     then carry the item's title, which the topic no longer shows.
+                 */
+                topic?: components["parameters"]["WebhookTopic"];
+                /** @description JSON text of a list of event names (`x-json-schema`): only events matching one of them are posted. Names may hold the shell-style wildcards `*`, `?` and `[...]`, as in Zulip. */
+                only_events?: string;
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+                /**
+                 * @description Comma-separated branch names: pushes to other branches are not
+                 *     posted. All branches when absent.
+                 */
+                branches?: components["parameters"]["WebhookBranches"];
+                /** @description Whether events of private repositories are dropped (answered with success, nothing posted). */
+                ignore_private_repositories?: boolean;
+            };
+            header?: {
+                /** @description The event GitHub sends: `push`, `pull_request`, `issues`, `issue_comment`, `release`, `workflow_run`, `ping`, ... Required: a request without it is refused with `MISSING_HTTP_EVENT_HEADER`. */
+                "X-GitHub-Event"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "gitlab-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /**
+                 * @description The topic of every message the integration posts to a channel, in
+                 *     place of the topic it picks itself. Pull request and issue messages
+                 *     then carry the item's title, which the topic no longer shows.
+                 */
+                topic?: components["parameters"]["WebhookTopic"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`): only events
+                 *     matching one of them are posted. Names may hold the shell-style
+                 *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+                 *     integration are listed in its description.
+                 */
+                only_events?: components["parameters"]["WebhookOnlyEvents"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+                /**
+                 * @description Comma-separated branch names: pushes to other branches are not
+                 *     posted. All branches when absent.
+                 */
+                branches?: components["parameters"]["WebhookBranches"];
+            };
+            header?: {
+                /** @description The event GitLab sends: `Push Hook`, `Merge Request Hook`, `Issue Hook`, `Note Hook`, `Pipeline Hook`, ... Required: a request without it is refused with `MISSING_HTTP_EVENT_HEADER`. */
+                "X-Gitlab-Event"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "sentry-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /**
+                 * @description The topic of every message the integration posts to a channel, in
+                 *     place of the topic it picks itself. Pull request and issue messages
+                 *     then carry the item's title, which the topic no longer shows.
+                 */
+                topic?: components["parameters"]["WebhookTopic"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`): only events
+                 *     matching one of them are posted. Names may hold the shell-style
+                 *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+                 *     integration are listed in its description.
+                 */
+                only_events?: components["parameters"]["WebhookOnlyEvents"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "grafana-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /**
+                 * @description The topic of every message the integration posts to a channel, in
+                 *     place of the topic it picks itself. Pull request and issue messages
+                 *     then carry the item's title, which the topic no longer shows.
+                 */
+                topic?: components["parameters"]["WebhookTopic"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`): only events
+                 *     matching one of them are posted. Names may hold the shell-style
+                 *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+                 *     integration are listed in its description.
+                 */
+                only_events?: components["parameters"]["WebhookOnlyEvents"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "alertmanager-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /**
+                 * @description The topic of every message the integration posts to a channel, in
+                 *     place of the topic it picks itself. Pull request and issue messages
+                 *     then carry the item's title, which the topic no longer shows.
+                 */
+                topic?: components["parameters"]["WebhookTopic"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`): only events
+                 *     matching one of them are posted. Names may hold the shell-style
+                 *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+                 *     integration are listed in its description.
+                 */
+                only_events?: components["parameters"]["WebhookOnlyEvents"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+                /** @description The label (or annotation) whose value is the topic of an alert; `instance` by default. */
+                name?: string;
+                /** @description The label (or annotation) that describes an alert; `alertname` by default. */
+                desc?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "jira-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /** @description The topic of every message posted to a channel, in place of the one the integration picks. */
+                topic?: string;
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`): only events
+                 *     matching one of them are posted. Names may hold the shell-style
+                 *     wildcards `*`, `?` and `[...]`, as in Zulip. The event names of each
+                 *     integration are listed in its description.
+                 */
+                only_events?: components["parameters"]["WebhookOnlyEvents"];
+                /**
+                 * @description JSON text of a list of event names (`x-json-schema`), with the same
+                 *     wildcards as `only_events`: matching events are not posted.
+                 */
+                exclude_events?: components["parameters"]["WebhookExcludeEvents"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "slack-incoming-webhook": {
+        parameters: {
+            query?: {
+                /** @description The channel to post to, by name or ID; without it, a direct message to the bot's owner. */
+                stream?: string;
+                /** @description The topic of every message posted to a channel, in place of the one the integration picks. */
+                topic?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The service's payload, a JSON object. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The messages were posted (or nothing was, for an event not posted or filtered out). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /** @description The event is not handled, or the payload is not of the shape the event has. `code` is `BAD_REQUEST` unless a more specific code exists. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -105,9 +105,10 @@ async function send(c: Case): Promise<Reply> {
     db.user.findUniqueOrThrow({ where: { id: known.id } }),
   );
   const target = targetOf({ ...c, pathParams: standIn(c.pathParams), query: standIn(c.query) });
+  const headers = { ...c.headers, ...(c.host ? { host: c.host } : {}) };
   const credentials = {
     ...(c.operation.public ? {} : { as }),
-    ...(c.host ? { headers: { host: c.host } } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
   };
   if (c.body?.type === 'multipart/form-data') {
     const files: Record<string, { name: string; content: Buffer | string; type?: string }> = {};

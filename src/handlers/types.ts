@@ -2,6 +2,7 @@
 // fields of its success response come from generated/api.d.ts, so a handler
 // that reads a parameter the operation does not define, or returns a field its
 // response does not allow, does not compile.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { operations } from '../../generated/api';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import type { AuthUser } from '../lib/users/credentials';
@@ -60,6 +61,8 @@ export interface PublicRequest<K extends OperationId> {
   client: string;
   /** Files of a multipart request, by field name. */
   files: Record<string, UploadedFile>;
+  /** The request's headers (lower-case names), for the integrations that name their event in one. */
+  headers: IncomingHttpHeaders;
   /** The JSON body of an operation whose body is one payload (`x-payload-body`); undefined elsewhere. */
   payload: Record<string, unknown> | undefined;
   /** Registers cleanup for when the client disconnects (long-polls). */

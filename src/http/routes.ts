@@ -264,6 +264,7 @@ async function handleStep(
         return clientName(input.userAgent);
       },
       files: decoded.files,
+      headers: input.req.headers,
       payload: decoded.payload,
       onAbort: (cancel: () => void) => aborts.push(cancel),
       ...auth,

@@ -239,6 +239,8 @@ export async function loadSpec(path = specPath): Promise<{
     if (!op.operationId) continue;
     const params = new Map<string, ParamSpec>();
     for (const p of (op.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+      // Headers (an integration's event header) are read by the handler, never as parameters.
+      if (p.in === 'header' || p.in === 'cookie') continue;
       const schema = (p.schema ?? p.content?.[JSON_TYPE]?.schema) as Schema | undefined;
       const where: ParamLocation = p.in === 'path' ? 'path' : 'query';
       params.set(p.name, paramSpec(p.name, where, schema, { ...p }));

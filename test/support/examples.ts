@@ -164,6 +164,8 @@ export interface Case {
   host?: string;
   pathParams: Record<string, Json>;
   query: Record<string, Json>;
+  /** Header parameters (an integration's event header), sent as headers. */
+  headers: Record<string, string>;
   /** The body, when the example has one, and its media type. */
   body?: { type: string; value: Json };
   answer: ResponseExample;
@@ -184,10 +186,12 @@ export function casesOf(op: Operation): Case[] {
     .map((answer) => {
       const pathParams: Record<string, Json> = {};
       const query: Record<string, Json> = {};
+      const headers: Record<string, string> = {};
       for (const p of op.parameters) {
         const example = p.examples[answer.name];
         if (!example) continue;
-        (p.in === 'path' ? pathParams : query)[p.name] = example.value;
+        if (p.in === 'header') headers[p.name] = String(example.value);
+        else (p.in === 'path' ? pathParams : query)[p.name] = example.value;
       }
       const media = op.bodies.find((b) => b.examples[answer.name]);
       return {
@@ -197,6 +201,7 @@ export function casesOf(op: Operation): Case[] {
         host: answer.example[HOST_EXTENSION],
         pathParams,
         query,
+        headers,
         body: media ? { type: media.type, value: media.examples[answer.name].value } : undefined,
         answer,
       };

@@ -1,8 +1,9 @@
-// Incoming webhooks: an integration's message, posted by a bot to a channel
+// Incoming webhooks: an integration's messages, posted by a bot to a channel
 // or to its owner, and, when the channel it names does not exist, a notice to
 // the owner in its place (as Zulip does, the request itself succeeds).
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import { ApiError } from '../../errors';
+import { eventWanted, type IntegrationMessage } from '../../lib/webhooks/integrations';
 import type { Services } from '../../services';
 import { doSendMessage } from '../messages/messages';
 
@@ -95,4 +96,63 @@ export async function doNoticeBotOwner(
     content,
     client: 'Internal',
   });
+}
+
+/** Where an integration posts, and which of its events it posts, from its URL. */
+export interface IntegrationTarget {
+  /** A channel name or ID; undefined for direct messages to the bot's owner. */
+  stream?: string;
+  /** The URL's topic, which replaces the topics the integration picks. */
+  topic?: string;
+  /** Shell-style patterns: only matching events are posted. */
+  onlyEvents?: string[];
+  /** Shell-style patterns: matching events are not posted. */
+  excludeEvents?: string[];
+  /** The sending client's name (`ZulipGitHubWebhook`, ...). */
+  client: string;
+}
+
+/**
+ * Posts the messages an integration made of one payload, in order, leaving
+ * out the events the URL filters out. Every message was built (and so the
+ * payload checked) before the first is posted.
+ */
+export async function doPostIntegrationMessages(
+  services: Services,
+  realm: Realm,
+  bot: User,
+  target: IntegrationTarget,
+  messages: IntegrationMessage[],
+): Promise<void> {
+  for (const message of messages) {
+    if (!eventWanted(message.event, target.onlyEvents, target.excludeEvents)) continue;
+    await doSendWebhookMessage(services, realm, bot, {
+      stream: target.stream,
+      topic: target.topic ?? message.topic,
+      content: message.content,
+      client: target.client,
+    });
+  }
+}
+
+/**
+ * Tells the owner of `bot` that a request reached `path` without the header
+ * in which `service` names its events: most likely the URL of another
+ * integration was given to the service. At most once every five minutes.
+ */
+export async function doNoticeMissingEventHeader(
+  services: Services,
+  realm: Realm,
+  bot: User,
+  details: { path: string; header: string; service: string },
+): Promise<void> {
+  await doNoticeBotOwner(
+    services,
+    realm,
+    bot,
+    `Your bot \`${bot.email}\` received a request at \`${details.path}\` without the ` +
+      `\`${details.header}\` header, in which ${details.service} names the event. ` +
+      `This usually means that the service was given the URL of another integration, or is ` +
+      `a version that does not send that header.`,
+  );
 }
