@@ -15,6 +15,7 @@ import type { Services } from '../services';
 import { requestBody, unsupportedMediaType, type RequestBody } from './body';
 import { parseUrlencoded, type FormFields } from './form';
 import { parseParams } from './params';
+import { requestSession, type RequestSession } from './session';
 import type { OperationSpec } from './spec';
 import type { RequestValidators } from './validators';
 import { clientName } from './user-agent';
@@ -48,6 +49,8 @@ export interface RouteInput {
   req: IncomingMessage;
   setHeader(name: string, value: string): void;
   state: RequestState;
+  /** The browser session (session.ts), where the front end offers one. */
+  session?: RequestSession;
 }
 
 /** Answers an operation's request: the JSON success body (a refusal is thrown as an ApiError). */
@@ -211,7 +214,12 @@ export function buildRouter(
   const serve: Route = async (op, input) => {
     const { state, query } = input;
     state.operation = op.operationId;
-    const auth = op.authenticated ? await authenticate(input, services, op, query) : null;
+    // Under /json the browser session is the only credential.
+    const auth = !op.authenticated
+      ? null
+      : input.session?.mirrored
+        ? await input.session.authenticate()
+        : await authenticate(input, services, op, query);
     // An API key in the query string is a credential, not a parameter.
     if (op.apiKeyParam !== undefined) delete query[op.apiKeyParam];
     if (auth) state.userId = auth.user.id;
@@ -250,6 +258,7 @@ export function buildRouter(
         files,
         payload,
         onAbort: (cancel: () => void) => aborts.push(cancel),
+        session: input.session,
         ...(auth ?? {}),
       });
       return Buffer.from(
@@ -304,6 +313,7 @@ export function buildRouter(
         req: ctx.req,
         setHeader: (name, value) => ctx.set(name, value),
         state: ctx.state as RequestState,
+        session: requestSession(ctx, services),
       });
       // Encoded once by serve: for a string body Koa would measure the UTF-8
       // length and then encode it again to write it.
