@@ -134,7 +134,7 @@ function Editor({ m, onDone }: { m: Message; onDone: () => void }) {
   return (
     <div class="editor">
       <textarea
-        aria-label="Edit message"
+        aria-label="Edited message text"
         autoFocus
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}

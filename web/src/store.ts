@@ -198,6 +198,7 @@ export async function register(): Promise<void> {
         client_gravatar: false,
         slim_presence: true,
         include_subscribers: false,
+        client_capabilities: { stream_typing_notifications: true },
         event_types: [
           'message',
           'update_message',

@@ -45,6 +45,9 @@ export async function reloadMessages(): Promise<void> {
     const later = state.messages.filter((m) => !ids.has(m.id));
     state.messages = [...fetched, ...later].sort((a, b) => a.id - b.id);
     state.foundOldest = Boolean(answer.found_oldest);
+    const streamId = narrow.kind === 'channel' || narrow.kind === 'topic' ? narrow.streamId : 0;
+    if (streamId && !state.subscriptions.has(streamId) && state.messages.length === 0)
+      state.error = 'This channel does not exist, or you may not see it.';
     if (narrow.kind === 'channel' || narrow.kind === 'topic') void loadTopics(narrow.streamId);
   } catch (error) {
     if (state.narrow === narrow) showError(error);
