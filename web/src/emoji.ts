@@ -13,7 +13,8 @@ let loading: Promise<void> | undefined;
 
 /** Loads the emoji data once. */
 export function loadEmoji(url: string): Promise<void> {
-  loading ??= fetch(url, { credentials: 'same-origin' })
+  // Always from this server: the address's path alone, at the page's own origin.
+  loading ??= fetch(new URL(url, location.href).pathname, { credentials: 'same-origin' })
     .then((res) => res.json() as Promise<{ code_to_names: Record<string, string[]> }>)
     .then((data) => {
       names = Object.entries(data.code_to_names).flatMap(([code, all]) =>
