@@ -20,6 +20,7 @@ export default defineConfig(
   globalIgnores([
     'generated/',
     'dist/',
+    'web/dist/',
     'node_modules/',
     'coverage/',
     'data/',

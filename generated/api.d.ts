@@ -69,6 +69,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in (browser session)
+         * @description Signs a browser in to the web client with an email address and
+         *     password. Needs no credentials. The answer sets the session cookie
+         *     (`sessionid`: HttpOnly, SameSite=Lax, two weeks) and carries the
+         *     CSRF token that requests under `/json` which change something must
+         *     repeat in their `X-CSRFToken` header. A wrong password, a locked
+         *     username, a deactivated account or organization and a bot are
+         *     refused exactly as by `POST /fetch_api_key`, and count towards the
+         *     same lock. The web client calls it as `POST /json/login`.
+         */
+        post: operations["log-in"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out (browser session)
+         * @description Ends the browser session the request's cookie names and clears the
+         *     cookie; the web client calls it as `POST /json/logout`. Called with
+         *     API credentials, there is no session to end and it succeeds without
+         *     effect.
+         */
+        post: operations["log-out"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/server_settings": {
         parameters: {
             query?: never;
@@ -4455,10 +4505,11 @@ export interface components {
              *     - `UNSUPPORTED_WEBHOOK_EVENT_TYPE`: An integration does not post this event; `webhook_name` and `event_type` name them.
              *     - `MISSING_HTTP_EVENT_HEADER`: The header in which the service names its event was not sent; `header` names it.
              *     - `ANOMALOUS_WEBHOOK_PAYLOAD`: The payload is not one the service sends; `webhook_name` names the integration.
+             *     - `CSRF_FAILED`: A request under `/json` that changes something came without the session's CSRF token, or with another (403).
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE" | "UNSUPPORTED_WEBHOOK_EVENT_TYPE" | "MISSING_HTTP_EVENT_HEADER" | "ANOMALOUS_WEBHOOK_PAYLOAD";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE" | "UNSUPPORTED_WEBHOOK_EVENT_TYPE" | "MISSING_HTTP_EVENT_HEADER" | "ANOMALOUS_WEBHOOK_PAYLOAD" | "CSRF_FAILED";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -6856,6 +6907,18 @@ export interface components {
             /** @description The account's email address, to send as the username. */
             email: string;
             user?: components["schemas"]["User"];
+        };
+        /** @description The success body of log-in. */
+        LogInSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /** @description The token to send as the `X-CSRFToken` header of requests under `/json` that change something. */
+            csrf_token: string;
+            /** @description The account's email address. */
+            email: string;
+            /** @description The account's user ID. */
+            user_id: number;
         };
         /** @description The success body of fetch-api-key. */
         FetchApiKeySuccess: {
@@ -9879,6 +9942,67 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "log-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["FetchApiKeyRequest"];
+        responses: {
+            /** @description Signed in; the answer sets the session cookie. */
+            200: {
+                headers: {
+                    /** @description The session cookie, `sessionid=...; path=/; httponly; samesite=lax`. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogInSuccess"];
+                };
+            };
+            400: paths["/fetch_api_key"]["post"]["responses"]["400"];
+            /**
+             * @description The email address and password were refused, or the account or its
+             *     organization is deactivated.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "log-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -1,7 +1,8 @@
 // Runs a program of the built server (dist/), building it first only when the
 // TypeScript it comes from changed since the last build: `npm start` and the
 // admin commands start at once on an unchanged tree, and a fresh clone builds
-// on its first start.
+// on its first start. The web client (web/, built by Vite into web/dist) is
+// built the same way, when its sources changed.
 //   node scripts/run-built.mjs src/main.js [args...]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -30,11 +31,23 @@ function newest(path) {
   return latest;
 }
 
-function fresh() {
-  if (!existsSync(stamp)) return false;
-  const built = statSync(stamp).mtimeMs;
-  return inputs.every((input) => newest(join(root, input)) <= built);
+/** Whether the build stamped by `stampFile` is newer than every one of `sources`. */
+function fresh(stampFile = stamp, sources = inputs) {
+  if (!existsSync(stampFile)) return false;
+  const built = statSync(stampFile).mtimeMs;
+  return sources.every((input) => newest(join(root, input)) <= built);
 }
+
+const webStamp = join(root, 'web', 'dist', '.built');
+/** What the web client's build reads. */
+const webInputs = [
+  'web/src',
+  'web/index.html',
+  'web/vite.config.mjs',
+  'web/tsconfig.json',
+  'generated/api.d.ts',
+  'package.json',
+];
 
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) {
@@ -62,6 +75,22 @@ if (!fresh()) {
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(stamp, '');
   utimesSync(stamp, started, started);
+}
+if (!fresh(webStamp, webInputs)) {
+  const started = new Date();
+  process.stderr.write('building the web client (vite build web)...\n');
+  try {
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', join(root, 'web')],
+      { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    writeFileSync(webStamp, '');
+    utimesSync(webStamp, started, started);
+  } catch {
+    // The server still starts: its page at / says that the web client is not built.
+    process.stderr.write('the web client could not be built\n');
+  }
 }
 // The program runs as the main module, with its own path and arguments, as if
 // started with `node dist/<program>`.

@@ -8,27 +8,45 @@ import { checkPassword } from '../lib/users/secrets';
 import { realmForHost } from '../lib/realm/realms';
 import { BadJwt, verifiedClaims } from '../lib/users/jwt';
 import { presentUser, realmHost } from '../lib/users/users';
+import type { Services } from '../services';
 import type { PublicHandler, PublicHandlerMap } from './types';
 
-/** Exchanges a username and password for the account's API key. */
-export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, services, host }) => {
+/**
+ * The account a username and password name at the organization of `host`,
+ * with every refusal of a password login: the lock after repeated failures,
+ * a wrong password (counted towards the lock), a deactivated account or
+ * organization, a bot. Shared by POST /fetch_api_key and the web client's
+ * sign-in.
+ */
+export async function passwordLogin(
+  services: Services,
+  host: string,
+  username: string,
+  password: string,
+): Promise<User> {
   const { db, config } = services;
-  await db.read((tx) => checkLoginLock(tx, params.username, new Date()));
+  await db.read((tx) => checkLoginLock(tx, username, new Date()));
   const realm = await db.read((tx) => realmForHost(tx, host, config.externalUrl));
   const user = await db.read((tx) =>
     tx.user.findUnique({
       where: {
-        realmId_emailLower: { realmId: realm.id, emailLower: params.username.toLowerCase() },
+        realmId_emailLower: { realmId: realm.id, emailLower: username.toLowerCase() },
       },
     }),
   );
   // A missing user is checked against a dummy hash: the answer takes as long either way.
-  if (!(await checkPassword(user?.passwordHash, params.password)) || !user) {
-    await doRecordLoginFailure(db, params.username, config.rateLimitAuthAttempts, new Date());
+  if (!(await checkPassword(user?.passwordHash, password)) || !user) {
+    await doRecordLoginFailure(db, username, config.rateLimitAuthAttempts, new Date());
     throw unauthorized('Your username or password is incorrect', 'AUTHENTICATION_FAILED');
   }
   checkCanLogIn(realm, user);
-  await doClearLoginFailures(db, params.username);
+  await doClearLoginFailures(db, username);
+  return user;
+}
+
+/** Exchanges a username and password for the account's API key. */
+export const fetchApiKey: PublicHandler<'fetch-api-key'> = async ({ params, services, host }) => {
+  const user = await passwordLogin(services, host, params.username, params.password);
   return { api_key: user.apiKey, email: user.email, user_id: user.id };
 };
 

@@ -37,6 +37,7 @@ import { reminderHandlers } from './reminders';
 import { savedSnippetHandlers } from './saved-snippets';
 import { scheduledMessageHandlers } from './scheduled-messages';
 import { serverHandlers } from './server';
+import { sessionHandlers, sessionPublicHandlers } from './session';
 import { settingsHandlers } from './settings';
 import { streamHandlers } from './streams';
 import { subscriptionHandlers } from './subscriptions';
@@ -51,7 +52,11 @@ import { userHandlers } from './users';
 import { webhookHandlers } from './webhooks';
 
 /** Operations that need no credentials. */
-export const publicHandlers: PublicHandlerMap = mergeAreas(authHandlers, serverHandlers);
+export const publicHandlers: PublicHandlerMap = mergeAreas(
+  authHandlers,
+  serverHandlers,
+  sessionPublicHandlers,
+);
 
 /** Operations that need HTTP basic credentials. */
 export const handlers: HandlerMap = mergeAreas(
@@ -97,4 +102,5 @@ export const handlers: HandlerMap = mergeAreas(
   userTopicHandlers,
   mutedUserHandlers,
   alertWordHandlers,
+  sessionHandlers,
 );

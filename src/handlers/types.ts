@@ -67,6 +67,16 @@ export interface PublicRequest<K extends OperationId> {
   payload: Record<string, unknown> | undefined;
   /** Registers cleanup for when the client disconnects (long-polls). */
   onAbort: (cancel: () => void) => void;
+  /** The browser session of the request, where the HTTP front end offers one (not on the lean path). */
+  session?: SessionControl;
+}
+
+/** Starts and ends the web client's session of a request (a cookie, set by the HTTP layer). */
+export interface SessionControl {
+  /** Signs `userId` in with a new session, whose cookie goes with the answer; its CSRF token. */
+  start(userId: number): Promise<string>;
+  /** Ends the session the request's cookie names, if any, and clears the cookie. */
+  end(): Promise<void>;
 }
 
 /** What an authenticated handler receives: the request and its user. */
@@ -78,7 +88,8 @@ export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<
 export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Result<K>>;
 
 /** The operations that need no credentials (`security: []` in openapi.yaml). */
-export type PublicOperationId = 'fetch-api-key' | 'jwt-fetch-api-key' | 'get-server-settings';
+export type PublicOperationId =
+  'fetch-api-key' | 'jwt-fetch-api-key' | 'get-server-settings' | 'log-in';
 
 /** A handler for every operation that needs credentials: a missing one does not compile. */
 export type HandlerMap = { [K in Exclude<OperationId, PublicOperationId>]: Handler<K> };

@@ -21,6 +21,8 @@ import { unsubscribePages } from './unsubscribe';
 import { leanPath, type RequestRecorder } from './lean';
 import { createMetrics } from './metrics';
 import { operatorEndpoints } from './operator';
+import { jsonMirror } from './session';
+import { webClient } from './web';
 import { buildRouter, methodsByShape, type RequestState } from './routes';
 import { loadSpec, specModule, specPath } from './spec';
 import { RequestValidators, validatorCacheFile } from './validators';
@@ -40,6 +42,7 @@ function operationOutsideApi(path: string): string {
   if (path.startsWith('/user_uploads/')) return 'user-uploads';
   if (path.startsWith('/user_avatars/')) return 'user-avatars';
   if (path === EMOJI_DATA_PATH) return 'emoji-data';
+  if (path.startsWith('/json/')) return 'json';
   return 'none';
 }
 
@@ -122,6 +125,8 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   app.use(contractServing(services.config.externalUrl));
   app.use(docsServing());
   app.use(emojiDataServing());
+  // The web client at / (web.ts).
+  app.use(webClient(services));
   app.use(bodyReader());
   // The join page of invitations, outside /api/v1.
   app.use(joinPages(services));
@@ -141,6 +146,8 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     }
   });
 
+  // The session-authenticated mirror of the API under /json (session.ts).
+  app.use(jsonMirror());
   app.use(staticRoutes);
   app.use(router.routes());
   // Uploaded files and custom emoji images, outside /api/v1.

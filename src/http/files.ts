@@ -9,6 +9,7 @@
 // store (the upload folder or the object store) is asked, so no request can
 // read outside it.
 import type Koa from 'koa';
+import { sessionUser } from './session';
 import { ApiError } from '../errors';
 import { readableAttachment } from '../lib/uploads/attachments';
 import { pathIdOfToken, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls';
@@ -108,7 +109,10 @@ export function fileServing(services: Services): Koa.Middleware {
     }
     const temporary = /^temporary\/([^/]+)\/([^/]+)$/.exec(upload![1]);
     if (temporary) return serveTemporary(ctx, services, temporary[1], temporary[2]);
-    const { user } = await services.auth.authenticate(ctx.get('authorization') || undefined);
+    // A browser signed in to the web client opens files with its session (session.ts).
+    const session = ctx.get('authorization') ? null : await sessionUser(ctx, services);
+    const { user } =
+      session?.auth ?? (await services.auth.authenticate(ctx.get('authorization') || undefined));
     let pathId: string;
     try {
       pathId = decodeURIComponent(upload![1]);

@@ -3,6 +3,7 @@
 // and the email address for a reusable link), POST /join/<key> creates the
 // account (src/actions/invites/invite-join.ts). An unknown, expired, revoked or used
 // key gets a page saying so. No scripts, styles from elsewhere, or images.
+// Joining signs the browser in to the web client (session.ts).
 import type Koa from 'koa';
 import {
   doJoinWithInvite,
@@ -15,6 +16,7 @@ import { escapeHtml } from '../lib/mail/mailer';
 import { realmUrl } from '../lib/realm/realms';
 import type { Services } from '../services';
 import { requestBody } from './body';
+import { requestSession } from './session';
 
 const joinPath = /^\/join\/([A-Za-z0-9_-]{1,100})\/?$/;
 
@@ -122,11 +124,14 @@ export function joinPages(services: Services): Koa.Middleware {
         password: field(fields, 'password'),
       });
       const address = realmUrl(realm, services.config.externalUrl);
+      // The browser that joined is signed in to the web client at once.
+      await requestSession(ctx, services).start(user.id);
       ctx.status = 201;
       ctx.body = page(
         `Welcome to ${realm.name}`,
         [
           `<p>Your account ${escapeHtml(user.email)} has been created.</p>`,
+          '<p>You are signed in: <a href="/">open the web app</a>.</p>',
           `<p>Log in with your email address and password in a Zulip app, at <a href="${escapeHtml(address)}">${escapeHtml(address)}</a>.</p>`,
         ].join('\n'),
       );

@@ -15,6 +15,7 @@ import type { Services } from '../services';
 import { requestBody, unsupportedMediaType, type RequestBody } from './body';
 import { parseUrlencoded, type FormFields } from './form';
 import { parseParams, type ParsedParams } from './params';
+import { requestSession, type RequestSession } from './session';
 import type { OperationSpec } from './spec';
 import type { RequestValidators } from './validators';
 import { clientName } from './user-agent';
@@ -48,6 +49,8 @@ export interface RouteInput {
   req: IncomingMessage;
   setHeader(name: string, value: string): void;
   state: RequestState;
+  /** The browser session (session.ts), where the front end offers one. */
+  session?: RequestSession;
 }
 
 /** Answers an operation's request: the JSON success body (a refusal is thrown as an ApiError). */
@@ -201,7 +204,12 @@ async function authenticateStep(
   input: RouteInput,
   services: Services,
 ): Promise<AuthUser | null> {
-  const auth = op.authenticated ? await authenticate(input, services, op, input.query) : null;
+  // Under /json the browser session is the only credential.
+  const auth = !op.authenticated
+    ? null
+    : input.session?.mirrored
+      ? await input.session.authenticate()
+      : await authenticate(input, services, op, input.query);
   if (op.apiKeyParam !== undefined) delete input.query[op.apiKeyParam];
   if (auth) input.state.userId = auth.user.id;
   return auth;
@@ -267,6 +275,7 @@ async function handleStep(
       headers: input.req.headers,
       payload: decoded.payload,
       onAbort: (cancel: () => void) => aborts.push(cancel),
+      session: input.session,
       ...auth,
     });
   } finally {
@@ -337,6 +346,7 @@ function matcher(
 function koaRoute(
   match: ReturnType<typeof matcher>,
   serve: Route,
+  services: Services,
 ): (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void> {
   return async (ctx) => {
     const { op, pathParams } = match(ctx.params);
@@ -353,6 +363,7 @@ function koaRoute(
       req: ctx.req,
       setHeader: (name, value) => ctx.set(name, value),
       state: ctx.state as RequestState,
+      session: requestSession(ctx, services),
     });
     // Encoded once by wrapStep: for a string body Koa would measure the UTF-8
     // length and then encode it again to write it.
@@ -402,7 +413,7 @@ export function buildRouter(
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
   for (const candidates of ordered) {
     const first = candidates[0];
-    const route = koaRoute(matcher(candidates), serve);
+    const route = koaRoute(matcher(candidates), serve, services);
     router.register(koaPath(first), [first.method], route);
     // Paths without parameters are also found by exact lookup (see staticRoutes).
     if (!first.path.includes('{')) statics.set(`${first.method} /api/v1${first.path}`, route);

@@ -230,7 +230,7 @@ export function targetOf(c: Case): string {
  * alone.
  */
 const volatileKey =
-  /^(timestamp|date_joined|date_created|last_edit_timestamp|last_moved_timestamp|active_timestamp|idle_timestamp|server_timestamp|realm_date_created|export_time|api_key|queue_id|zulip_version|zulip_merge_base|zulip_feature_level|server_generation|retry-after|invited|expiry_date|create_time|date_sent|presence_last_update_id)$/;
+  /^(timestamp|date_joined|date_created|last_edit_timestamp|last_moved_timestamp|active_timestamp|idle_timestamp|server_timestamp|realm_date_created|export_time|api_key|queue_id|zulip_version|zulip_merge_base|zulip_feature_level|server_generation|retry-after|invited|expiry_date|create_time|date_sent|presence_last_update_id|csrf_token)$/;
 
 /** Parts of strings the server picks at random: replaced by a marker before comparing. */
 const volatileText: [RegExp, string][] = [
