@@ -148,6 +148,8 @@ export class RedisQueueStore implements EventQueueStore {
     const last = await link.command.xrevrange(store.logKey, '+', '-', 'COUNT', 1);
     store.readerPos = store.ringFloor = last[0]?.[0] ?? '0-0';
     store.reader = link.command.duplicate({ enableAutoPipelining: false });
+    // Its failures show in the read loop, and the command connection's are logged.
+    store.reader.on('error', () => undefined);
     // A poll on another process replaced the one waiting here.
     await link.subscribe(`wake:${link.processId}`, (queueId) => {
       const queue = store.held.get(queueId);
@@ -225,23 +227,28 @@ export class RedisQueueStore implements EventQueueStore {
   }
 
   /**
-   * The queues of the whole deployment (one scan of their records), and the
-   * events and waiting polls of the queues this process holds.
+   * The queues of the whole deployment (one scan of their records, or those
+   * held here while Redis is unreachable), and the events and waiting polls
+   * of the queues this process holds.
    */
   async stats(): Promise<QueueStats> {
     let queues = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.link.command.scan(
-        cursor,
-        'MATCH',
-        this.link.key('q:{*}'),
-        'COUNT',
-        1000,
-      );
-      cursor = next;
-      queues += keys.length;
-    } while (cursor !== '0');
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.link.command.scan(
+          cursor,
+          'MATCH',
+          this.link.key('q:{*}'),
+          'COUNT',
+          1000,
+        );
+        cursor = next;
+        queues += keys.length;
+      } while (cursor !== '0');
+    } catch {
+      queues = this.held.size; // Redis is unreachable: what this process knows
+    }
     let events = 0;
     let waitingPolls = 0;
     for (const queue of this.held.values()) {
