@@ -15,13 +15,15 @@ export class TcpProxy {
 
   /** Starts a proxy to `host:port`. */
   static async start(host: string, port: number): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
+    // The proxy exists once the server listens; connections before that are refused.
+    const ref: { proxy?: TcpProxy } = {};
     const server = createServer((client) => {
+      const { proxy } = ref;
       if (!proxy || proxy.cutOff) return void client.destroy();
       const upstream = connect(port, host);
       for (const socket of [client, upstream]) {
         proxy.sockets.add(socket);
-        socket.on('close', () => proxy?.sockets.delete(socket));
+        socket.on('close', () => proxy.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
       client.pipe(upstream).pipe(client);
@@ -31,8 +33,8 @@ export class TcpProxy {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     if (!address || typeof address === 'string') throw new Error('proxy has no port');
-    proxy = new TcpProxy(server, address.port);
-    return proxy;
+    ref.proxy = new TcpProxy(server, address.port);
+    return ref.proxy;
   }
 
   /** Drops every connection and stops listening (connections are refused), as if the service were down. */
