@@ -4088,10 +4088,11 @@ export interface components {
              *     - `INTERNAL_SERVER_ERROR`: The server failed (500); `request_id` names the failure in its log.
              *     - `INVALID_PUSH_DEVICE_TOKEN`: The push token is not one of the user's registered devices.
              *     - `PUSH_SERVICE_NOT_CONFIGURED`: The operation needs Zulip's push notification service, which this server does not use.
+             *     - `SERVICE_UNAVAILABLE`: The database or Redis cannot be reached for the moment (503); retry after the `Retry-After` header's seconds.
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "SERVICE_UNAVAILABLE";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -7467,6 +7468,22 @@ export interface components {
                 "application/json": components["schemas"]["CodedError"];
             };
         };
+        /**
+         * @description The database or Redis cannot be reached for the moment (the code is
+         *     SERVICE_UNAVAILABLE): the request was not carried out, unless the
+         *     connection fell just as its change was committed. The server
+         *     reconnects by itself: retry after the seconds of `Retry-After`.
+         */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CodedError"];
+            };
+        };
         /** @description The request body, or a file in it, is larger than its limit, which the message names (`PAYLOAD_TOO_LARGE`). */
         PayloadTooLarge: {
             headers: {
@@ -9402,6 +9419,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "deactivate-own-user": {
@@ -9580,6 +9598,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "get-events": {
@@ -9622,6 +9641,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "delete-queue": {
@@ -9662,6 +9682,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "get-users": {
@@ -13211,6 +13232,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "send-message": {
@@ -13248,6 +13270,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "check-messages-match-narrow": {
