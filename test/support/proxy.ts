@@ -12,19 +12,19 @@ export class TcpProxy {
   /** Connections refused since the last cut. */
   refusedSinceCut = 0;
 
-  private constructor(
-    private readonly server: Server,
-    /** The port the proxy listens on. */
-    readonly port: number,
-  ) {}
+  private readonly server: Server;
+  /** The port the proxy listens on. */
+  port = 0;
+
+  private constructor(targetHost: string, targetPort: number) {
+    this.server = createServer((client) => this.accept(client, targetHost, targetPort));
+  }
 
   /** Starts a proxy to `targetHost:targetPort`, listening on a free port. */
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
-    const server = createServer((client) => proxy!.accept(client, targetHost, targetPort));
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as { port: number };
-    proxy = new TcpProxy(server, port);
+    const proxy = new TcpProxy(targetHost, targetPort);
+    await new Promise<void>((done) => proxy.server.listen(0, '127.0.0.1', done));
+    proxy.port = (proxy.server.address() as { port: number }).port;
     return proxy;
   }
 
