@@ -5,7 +5,29 @@
 // its status and time. A drill then tells which acknowledged messages a queue
 // never received, and which are missing from the database.
 import { Client } from 'pg';
-import type { ApiClient, Reply } from './server';
+
+/** An answer: status, headers and parsed JSON body (as test/support/server.ts's Reply). */
+export interface DrillReply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** What the drill sends requests through: the tests' ApiClient, or the bench's own client. */
+export interface DrillClient {
+  /** Sends a request, without checking the answer against openapi.yaml. */
+  send(
+    method: string,
+    path: string,
+    options: { as: DrillUser; params: Record<string, unknown> },
+  ): Promise<DrillReply>;
+  /** Sends a request and checks the answer against openapi.yaml (tests only). */
+  call?(
+    method: string,
+    path: string,
+    options: { as: DrillUser; params: Record<string, unknown> },
+  ): Promise<DrillReply>;
+}
 
 /** A person of the drill. */
 export interface DrillUser {
@@ -45,7 +67,7 @@ export interface Acknowledged {
 /** Options of a drill. */
 export interface DrillOptions {
   /** Servers to spread requests over (polls and registrations on the first, sends on the last). */
-  clients: ApiClient[];
+  clients: DrillClient[];
   sender: DrillUser;
   recipients: DrillUser[];
   /** Loops sending messages at once. */
@@ -224,23 +246,21 @@ export class FaultDrill {
 
   /** Sends one request and records its answer; undefined when none came. */
   private async request(
-    client: ApiClient,
+    client: DrillClient,
     operation: DrillAnswer['operation'],
     method: string,
     path: string,
     as: DrillUser,
     params: Record<string, unknown>,
-  ): Promise<Reply | undefined> {
+  ): Promise<DrillReply | undefined> {
     const startedAt = Date.now();
     const started = performance.now();
-    let res: Reply;
+    let res: DrillReply;
     try {
-      res = await (this.options.checkContract ? client.call : client.send).call(
-        client,
-        method,
-        path,
-        { as, params },
-      );
+      res =
+        this.options.checkContract && client.call
+          ? await client.call(method, path, { as, params })
+          : await client.send(method, path, { as, params });
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code) this.problems.push(`${method} ${path}: ${String(error)}`);
