@@ -76,7 +76,7 @@ export class RedisLink {
     });
   }
 
-  /** Whether both connections are up (the subscriber's subscriptions included). */
+  /** Whether both connections are up. */
   get connected(): boolean {
     return this.command.status === 'ready' && this.subscriber.status === 'ready';
   }

@@ -25,8 +25,8 @@ const DATABASE_CONNECTION_KINDS = new Set([
 const DATABASE_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 /** PostgreSQL's codes for a server that is stopping or starting, and for broken connections (class 08). */
 const POSTGRES_UNAVAILABLE = /^(57P0[123]|08\w{3}|53300)$/;
-/** Messages of ioredis and node-postgres errors that mean the connection is down. */
-const CONNECTION_MESSAGES = [
+/** Messages of ioredis errors (plain Errors, without a code) that mean the connection is down. */
+const REDIS_CONNECTION_MESSAGES = [
   /^Connection is closed\.$/,
   /^Stream isn't writeable/,
   /^Command timed out$/,
@@ -34,6 +34,7 @@ const CONNECTION_MESSAGES = [
   /^Reached the max retries per request limit/,
   /^LOADING /,
 ];
+/** Messages of node-postgres errors that reach us unwrapped when a connection is lost. */
 const PG_CONNECTION_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect$/,
@@ -61,7 +62,7 @@ export function unreachableDependency(error: unknown): 'database' | 'redis' | un
   if (error.name === 'PrismaClientInitializationError') return 'database';
   if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return 'database';
   if (error.name === 'MaxRetriesPerRequestError' || error.name === 'AbortError') return 'redis';
-  if (CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return 'redis';
+  if (REDIS_CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return 'redis';
   return undefined;
 }
 
