@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import Redis, { type RedisOptions } from 'ioredis';
 
 /** How long a command may wait for its answer, and a connection attempt for Redis's. */
-const COMMAND_TIMEOUT_MS = 1000;
+const COMMAND_TIMEOUT_MS = 2000;
 /** The longest wait between two attempts to reconnect. */
 const RECONNECT_MAX_MS = 500;
 
