@@ -5,7 +5,12 @@
 // and the cache invalidations of the others. No request holds a connection of
 // its own.
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
+
+/** How long a command may wait for its answer, and a connection attempt for Redis's. */
+const COMMAND_TIMEOUT_MS = 2000;
+/** The longest wait between two attempts to reconnect. */
+const RECONNECT_MAX_MS = 500;
 
 /** What a message handler receives: the message, as published. */
 export type MessageHandler = (message: string) => void;
@@ -27,20 +32,53 @@ export class RedisLink {
     readonly prefix: string,
     onError: (error: Error) => void,
   ) {
-    const options = { lazyConnect: true, maxRetriesPerRequest: 3, connectTimeout: 5000 };
+    // While Redis cannot be reached a command fails at once (no queue of
+    // commands waiting for the connection, no retry, none sent again after a
+    // reconnection: the caller already heard it failed), and one that gets no
+    // answer fails within COMMAND_TIMEOUT_MS; meanwhile the connection is
+    // retried every RECONNECT_MAX_MS at most.
+    const options: RedisOptions = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_MS),
+    };
     this.command = new Redis(url, { ...options, enableAutoPipelining: true });
-    this.subscriber = new Redis(url, options);
+    // The subscriber renews its subscriptions itself (below), so that it
+    // tells listeners to catch up only once the renewal is in place.
+    this.subscriber = new Redis(url, {
+      ...options,
+      autoResubscribe: false,
+      commandTimeout: undefined,
+    });
     this.command.on('error', onError);
     this.subscriber.on('error', onError);
     this.subscriber.on('message', (channel: string, message: string) =>
       this.handlers.get(channel)?.(message),
     );
-    // After a reconnection the subscriptions are renewed by the client, but
-    // messages published meanwhile were lost: let listeners catch up.
+    // After a reconnection, the subscriptions are renewed; messages published
+    // meanwhile were lost: then listeners catch up.
     this.subscriber.on('ready', () => {
-      if (this.connectedOnce) for (const handler of this.reconnectHandlers) handler();
-      this.connectedOnce = true;
+      if (!this.connectedOnce) {
+        this.connectedOnce = true;
+        return;
+      }
+      const channels = [...this.handlers.keys()];
+      void (channels.length > 0 ? this.subscriber.subscribe(...channels) : Promise.resolve()).then(
+        () => {
+          for (const handler of this.reconnectHandlers) handler();
+        },
+        onError,
+      );
     });
+  }
+
+  /** Whether both connections are up. */
+  get connected(): boolean {
+    return this.command.status === 'ready' && this.subscriber.status === 'ready';
   }
 
   /** Connects both connections, or throws when Redis cannot be reached. */

@@ -1,8 +1,11 @@
 // The endpoints operators and their tools poll, outside /api/v1 and without
 // credentials: GET /health (the process answers), GET /ready (the database
-// answers and is migrated) and GET /metrics (Prometheus text format).
+// answers and is migrated, and Redis, when there is one, answers; otherwise
+// the reason names the one that does not) and GET /metrics (Prometheus text
+// format).
 import type Koa from 'koa';
-import { checkReadiness } from '../db/readiness';
+import { checkReadiness, READINESS_TIMEOUT_MS, type Readiness } from '../db/readiness';
+import type { RedisLink } from '../events/redis';
 import type { Services } from '../services';
 import type { Metrics } from './metrics';
 
@@ -29,7 +32,11 @@ export function operatorEndpoints(services: Services, metrics: Metrics): Koa.Mid
     if (operation === 'health') {
       ctx.body = { status: 'ok' };
     } else if (operation === 'ready') {
-      const readiness = await checkReadiness(services.db);
+      const [database, redis] = await Promise.all([
+        checkReadiness(services.db),
+        services.redis ? checkRedis(services.redis) : undefined,
+      ]);
+      const readiness = combine(database, redis);
       if (readiness.ready) {
         ctx.body = {
           status: 'ready',
@@ -46,4 +53,29 @@ export function operatorEndpoints(services: Services, metrics: Metrics): Koa.Mid
       ctx.body = await metrics.registry.metrics();
     }
   };
+}
+
+/** The database's readiness, with Redis's reason added when Redis is down too (or alone). */
+function combine(database: Readiness, redis: Readiness | undefined): Readiness {
+  if (!redis || redis.ready) return database;
+  if (database.ready) return redis;
+  return { ...database, reason: `${database.reason}; ${redis.reason}` };
+}
+
+/** Whether `redis` answers a PING within the readiness timeout, on both its connections. */
+async function checkRedis(redis: RedisLink): Promise<Readiness> {
+  const down: Readiness = { ready: false, reason: 'Redis cannot be reached' };
+  if (!redis.connected) return down;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), READINESS_TIMEOUT_MS);
+  });
+  try {
+    const answer = await Promise.race([redis.command.ping(), late]);
+    return answer === 'PONG' ? { ready: true, migrations: 0 } : down;
+  } catch (error) {
+    return { ...down, detail: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
