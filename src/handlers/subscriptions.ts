@@ -2,7 +2,6 @@
 // POST /users/me/subscriptions/properties, PATCH
 // /users/me/subscriptions/{stream_id} and
 // GET /users/{user_id}/subscriptions/{stream_id}; and POST /channels/create.
-import type { components } from '../../generated/api';
 import { doCreateChannel } from '../actions/channels/create-channel';
 import type { NewStreamSettings } from '../actions/channels/streams';
 import {
