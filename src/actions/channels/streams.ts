@@ -269,74 +269,20 @@ export async function doUpdateStream(
 ): Promise<void> {
   await services.db.write(async (tx, onCommit) => {
     const access = new ChannelAccess(tx, user);
+    const step: UpdateStep = { tx, onCommit, services, realm, user, access };
     let stream = await checkCanAdminister(
       access,
       await tx.stream.findFirst({ where: { id: streamId, realmId: realm.id } }),
     );
-    const before = await metadataAccessUserIds(tx, stream);
     if (changes.isDefault !== undefined) requireAdministrator(user);
     if ((changes.isPrivate ?? stream.inviteOnly) && (changes.isDefault ?? stream.isDefault))
       throw badRequest('A default channel cannot be private.');
-    const privacyChanged =
+    if (
       changes.isPrivate !== undefined ||
       changes.isWebPublic !== undefined ||
-      changes.historyPublicToSubscribers !== undefined;
-    if (privacyChanged) {
-      const inviteOnly = changes.isPrivate ?? stream.inviteOnly;
-      const webPublic = changes.isWebPublic ?? stream.isWebPublic;
-      const history =
-        changes.historyPublicToSubscribers ??
-        (changes.isPrivate !== undefined ? !changes.isPrivate : stream.historyPublicToSubscribers);
-      if ((webPublic && !history) || (webPublic && inviteOnly) || (!inviteOnly && !history))
-        throw badRequest('Invalid parameters');
-      if (changes.isPrivate !== undefined && !(await access.hasContentAccess(stream)))
-        throw badRequest('Channel content access is required.');
-      if (changes.isPrivate === true && !(await access.holds(realm.canCreatePrivateChannelGroupId)))
-        throw badRequest('Insufficient permission');
-      if (changes.isPrivate === false && !(await access.holds(realm.canCreatePublicChannelGroupId)))
-        throw badRequest('Insufficient permission');
-      if (changes.isWebPublic && !(await access.holds(realm.canCreateWebPublicChannelGroupId)))
-        throw badRequest('Insufficient permission');
-      stream = await tx.stream.update({
-        where: { id: stream.id },
-        data: { inviteOnly, isWebPublic: webPublic, historyPublicToSubscribers: history },
-      });
-      const after = await metadataAccessUserIds(tx, stream);
-      const objects = await presentStreams(tx, [stream]);
-      const gained = after.filter((id) => !before.includes(id));
-      const lost = before.filter((id) => !after.includes(id));
-      onCommit(() => {
-        if (gained.length)
-          services.bus.publish(
-            {
-              type: 'stream',
-              op: 'create',
-              streams: objects,
-            },
-            gained,
-          );
-        if (lost.length)
-          services.bus.publish(
-            {
-              type: 'stream',
-              op: 'delete',
-              streams: [{ stream_id: stream.id }],
-              stream_ids: [stream.id],
-            },
-            lost,
-          );
-      });
-      const extra = { history_public_to_subscribers: history, is_web_public: webPublic };
-      publishStreamUpdate(
-        onCommit,
-        services,
-        stream,
-        after.filter((id) => !gained.includes(id)),
-        'invite_only',
-        inviteOnly,
-        extra,
-      );
-    }
+      changes.historyPublicToSubscribers !== undefined
+    )
+      stream = await changePrivacy(step, stream, changes);
     if (changes.isDefault !== undefined && changes.isDefault !== stream.isDefault) {
       stream = await tx.stream.update({
         where: { id: stream.id },
@@ -355,88 +301,174 @@ export async function doUpdateStream(
         stream,
         changes.settings,
       );
-    if (changes.isArchived === false && stream.isArchived) {
-      stream = await tx.stream.update({ where: { id: stream.id }, data: { isArchived: false } });
-      const audience = await metadataAccessUserIds(tx, stream);
-      const [object] = await presentStreams(tx, [stream]);
-      const back: EventBody = {
-        type: 'stream',
-        op: 'create',
-        streams: [object],
-      };
-      const unarchived = stream;
-      onCommit(() =>
-        services.bus.publish(
-          {
-            type: 'stream',
-            op: 'update',
-            stream_id: unarchived.id,
-            name: unarchived.name,
-            property: 'is_archived',
-            value: false,
-          },
-          audience,
-          {
-            capability: 'archived_channels',
-            event: back,
-          },
-        ),
-      );
-    }
-    if (changes.description !== undefined) {
-      const description = changes.description.replace(/\n/g, ' ');
-      if ([...description].length > MAX_STREAM_DESCRIPTION_LENGTH)
-        throw badRequest(
-          `description is too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters)`,
-        );
-      const rendered = await renderDescription(tx, realm, description, services.config.externalUrl);
-      stream = await tx.stream.update({
-        where: { id: stream.id },
-        data: { description, renderedDescription: rendered },
-      });
-      publishStreamUpdate(
-        onCommit,
-        services,
-        stream,
-        await metadataAccessUserIds(tx, stream),
-        'description',
-        description,
-        { rendered_description: rendered },
-      );
-    }
-    if (changes.newName !== undefined) {
-      const name = changes.newName.trim();
-      if (stream.name === name) throw badRequest('Channel already has that name.');
-      checkStreamName(name);
-      if (stream.name.toLowerCase() !== name.toLowerCase()) {
-        const clash = await streamByName(tx, realm.id, name);
-        if (clash) {
-          throw badRequest(
-            (await access.hasMetadataAccess(clash))
-              ? `Channel name '${name}' is already taken.`
-              : 'Insufficient permission',
-          );
-        }
-      }
-      const oldName = stream.name;
-      stream = await tx.stream.update({
-        where: { id: stream.id },
-        data: { name, nameLower: name.toLowerCase() },
-      });
-      const audience = await metadataAccessUserIds(tx, stream);
-      onCommit(() =>
-        services.bus.publish(
-          {
-            type: 'stream',
-            op: 'update',
-            stream_id: stream.id,
-            name: oldName,
-            property: 'name',
-            value: name,
-          },
-          audience,
-        ),
-      );
-    }
+    if (changes.isArchived === false && stream.isArchived) stream = await unarchive(step, stream);
+    if (changes.description !== undefined)
+      stream = await changeDescription(step, stream, changes.description);
+    if (changes.newName !== undefined) await rename(step, stream, changes.newName);
   });
+}
+
+/** What each step of a channel update works with: the open transaction and who asks. */
+interface UpdateStep {
+  tx: Db;
+  onCommit: OnCommit;
+  services: Services;
+  realm: Realm;
+  user: User;
+  access: ChannelAccess;
+}
+
+/**
+ * Changes who may see the channel and its history: checks the combination and
+ * the permission for it, then tells people who gain or lose the channel, and
+ * those who keep it what changed.
+ */
+async function changePrivacy(
+  { tx, onCommit, services, realm, access }: UpdateStep,
+  stream: Stream,
+  changes: StreamChanges,
+): Promise<Stream> {
+  const before = await metadataAccessUserIds(tx, stream);
+  const inviteOnly = changes.isPrivate ?? stream.inviteOnly;
+  const webPublic = changes.isWebPublic ?? stream.isWebPublic;
+  const history =
+    changes.historyPublicToSubscribers ??
+    (changes.isPrivate !== undefined ? !changes.isPrivate : stream.historyPublicToSubscribers);
+  if ((webPublic && !history) || (webPublic && inviteOnly) || (!inviteOnly && !history))
+    throw badRequest('Invalid parameters');
+  if (changes.isPrivate !== undefined && !(await access.hasContentAccess(stream)))
+    throw badRequest('Channel content access is required.');
+  if (changes.isPrivate === true && !(await access.holds(realm.canCreatePrivateChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  if (changes.isPrivate === false && !(await access.holds(realm.canCreatePublicChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  if (changes.isWebPublic && !(await access.holds(realm.canCreateWebPublicChannelGroupId)))
+    throw badRequest('Insufficient permission');
+  const updated = await tx.stream.update({
+    where: { id: stream.id },
+    data: { inviteOnly, isWebPublic: webPublic, historyPublicToSubscribers: history },
+  });
+  const after = await metadataAccessUserIds(tx, updated);
+  const objects = await presentStreams(tx, [updated]);
+  const gained = after.filter((id) => !before.includes(id));
+  const lost = before.filter((id) => !after.includes(id));
+  onCommit(() => {
+    if (gained.length)
+      services.bus.publish({ type: 'stream', op: 'create', streams: objects }, gained);
+    if (lost.length)
+      services.bus.publish(
+        {
+          type: 'stream',
+          op: 'delete',
+          streams: [{ stream_id: updated.id }],
+          stream_ids: [updated.id],
+        },
+        lost,
+      );
+  });
+  const extra = { history_public_to_subscribers: history, is_web_public: webPublic };
+  publishStreamUpdate(
+    onCommit,
+    services,
+    updated,
+    after.filter((id) => !gained.includes(id)),
+    'invite_only',
+    inviteOnly,
+    extra,
+  );
+  return updated;
+}
+
+/** Brings an archived channel back; clients without archived channels see it created anew. */
+async function unarchive({ tx, onCommit, services }: UpdateStep, stream: Stream): Promise<Stream> {
+  const unarchived = await tx.stream.update({
+    where: { id: stream.id },
+    data: { isArchived: false },
+  });
+  const audience = await metadataAccessUserIds(tx, unarchived);
+  const [object] = await presentStreams(tx, [unarchived]);
+  const back: EventBody = { type: 'stream', op: 'create', streams: [object] };
+  onCommit(() =>
+    services.bus.publish(
+      {
+        type: 'stream',
+        op: 'update',
+        stream_id: unarchived.id,
+        name: unarchived.name,
+        property: 'is_archived',
+        value: false,
+      },
+      audience,
+      { capability: 'archived_channels', event: back },
+    ),
+  );
+  return unarchived;
+}
+
+/** Sets the description (on one line) and its rendered form. */
+async function changeDescription(
+  { tx, onCommit, services, realm }: UpdateStep,
+  stream: Stream,
+  requested: string,
+): Promise<Stream> {
+  const description = requested.replace(/\n/g, ' ');
+  if ([...description].length > MAX_STREAM_DESCRIPTION_LENGTH)
+    throw badRequest(
+      `description is too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters)`,
+    );
+  const rendered = await renderDescription(tx, realm, description, services.config.externalUrl);
+  const updated = await tx.stream.update({
+    where: { id: stream.id },
+    data: { description, renderedDescription: rendered },
+  });
+  publishStreamUpdate(
+    onCommit,
+    services,
+    updated,
+    await metadataAccessUserIds(tx, updated),
+    'description',
+    description,
+    { rendered_description: rendered },
+  );
+  return updated;
+}
+
+/** Renames the channel; a name another channel holds is refused without revealing a hidden one. */
+async function rename(
+  { tx, onCommit, services, realm, access }: UpdateStep,
+  stream: Stream,
+  requested: string,
+): Promise<Stream> {
+  const name = requested.trim();
+  if (stream.name === name) throw badRequest('Channel already has that name.');
+  checkStreamName(name);
+  if (stream.name.toLowerCase() !== name.toLowerCase()) {
+    const clash = await streamByName(tx, realm.id, name);
+    if (clash) {
+      throw badRequest(
+        (await access.hasMetadataAccess(clash))
+          ? `Channel name '${name}' is already taken.`
+          : 'Insufficient permission',
+      );
+    }
+  }
+  const renamed = await tx.stream.update({
+    where: { id: stream.id },
+    data: { name, nameLower: name.toLowerCase() },
+  });
+  const audience = await metadataAccessUserIds(tx, renamed);
+  onCommit(() =>
+    services.bus.publish(
+      {
+        type: 'stream',
+        op: 'update',
+        stream_id: renamed.id,
+        name: stream.name,
+        property: 'name',
+        value: name,
+      },
+      audience,
+    ),
+  );
+  return renamed;
 }
