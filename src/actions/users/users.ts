@@ -328,6 +328,77 @@ async function syncSystemGroups(tx: Db, user: User, role: number, realm: Realm) 
   return { removed, added };
 }
 
+/** An event of a user update, for everyone in the organization or for some. */
+type UserEvent = { event: EventBody; to: number[] | 'all' };
+
+/** Gives `user` a new role (and the system groups that go with it), as `actor` may. */
+async function changeRole(
+  tx: Db,
+  actor: User,
+  user: User,
+  role: number,
+  realm: Realm,
+): Promise<UserEvent[]> {
+  if ((role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER)
+    throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
+  if (await isLastOwner(tx, user))
+    throw new ApiError('The owner permission cannot be removed from the only organization owner.');
+  if (user.role === Role.GUEST && role <= Role.ADMINISTRATOR)
+    throw new ApiError('Guests cannot be organization administrators');
+  await tx.user.update({ where: { id: user.id }, data: { role } });
+  const { removed, added } = await syncSystemGroups(tx, user, role, realm);
+  const membership = (op: 'remove_members' | 'add_members', id: number): UserEvent => ({
+    event: { type: 'user_group', op, group_id: id, user_ids: [user.id] },
+    to: 'all',
+  });
+  return [
+    { event: { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, to: 'all' },
+    ...removed.map((id) => membership('remove_members', id)),
+    ...added.map((id) => membership('add_members', id)),
+  ];
+}
+
+/**
+ * Changes `user`'s email address; each viewer hears of it as far as they may
+ * see it (the delivery address, the public one, a Gravatar built from it).
+ */
+async function changeEmail(
+  tx: Db,
+  user: User,
+  email: string,
+  viewers: { id: number; role: number }[],
+): Promise<UserEvent[]> {
+  const emailLower = email.toLowerCase();
+  if (
+    await tx.user.findUnique({
+      where: { realmId_emailLower: { realmId: user.realmId, emailLower } },
+    })
+  )
+    throw new ApiError('Email is already in use.');
+  const updated = await tx.user.update({ where: { id: user.id }, data: { email, emailLower } });
+  const person = (fields: Record<string, unknown>, to: number[] | 'all'): UserEvent => ({
+    event: { type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } },
+    to,
+  });
+  const events = viewers
+    .filter((v) => canSeeDeliveryEmail(v, updated))
+    .map((v) => person({ delivery_email: updated.email }, [v.id]));
+  if (updated.isBot || updated.emailAddressVisibility === EmailVisibility.EVERYONE)
+    events.push(person({ email: updated.email }, 'all'));
+  if (updated.avatarSource === 'G')
+    for (const viewer of viewers)
+      events.push(
+        person(
+          {
+            avatar_url: avatarUrl(updated, false, canSeeDeliveryEmail(viewer, updated)),
+            avatar_version: updated.avatarVersion,
+          },
+          [viewer.id],
+        ),
+      );
+  return events;
+}
+
 /**
  * PATCH /users/{user_id} and /users/{email}: an administrator changes another
  * user's role, name, custom profile field values or (owners holding
@@ -355,37 +426,9 @@ export async function doUpdateUser(
       : undefined;
   await services.db.write(async (tx, onCommit) => {
     const user = await tx.user.findUniqueOrThrow({ where: { id: target.id } });
-    const events: { event: EventBody; to: number[] | 'all' }[] = [];
-    if (change.role !== undefined && change.role !== user.role) {
-      if ((change.role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER)
-        throw new ApiError('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL');
-      if (await isLastOwner(tx, user))
-        throw new ApiError(
-          'The owner permission cannot be removed from the only organization owner.',
-        );
-      if (user.role === Role.GUEST && change.role <= Role.ADMINISTRATOR)
-        throw new ApiError('Guests cannot be organization administrators');
-      await tx.user.update({ where: { id: user.id }, data: { role: change.role } });
-      const { removed, added } = await syncSystemGroups(tx, user, change.role, realm);
-      events.push({
-        event: {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: user.id, role: change.role },
-        },
-        to: 'all',
-      });
-      for (const id of removed)
-        events.push({
-          event: { type: 'user_group', op: 'remove_members', group_id: id, user_ids: [user.id] },
-          to: 'all',
-        });
-      for (const id of added)
-        events.push({
-          event: { type: 'user_group', op: 'add_members', group_id: id, user_ids: [user.id] },
-          to: 'all',
-        });
-    }
+    const events: UserEvent[] = [];
+    if (change.role !== undefined && change.role !== user.role)
+      events.push(...(await changeRole(tx, actor, user, change.role, realm)));
     if (name !== undefined && name !== user.fullName) {
       await tx.user.update({ where: { id: user.id }, data: { fullName: name } });
       events.push({
@@ -406,56 +449,8 @@ export async function doUpdateUser(
       where: { realmId: realm.id, isActive: true },
       select: { id: true, role: true },
     });
-    if (change.newEmail !== undefined && change.newEmail.toLowerCase() !== user.emailLower) {
-      const emailLower = change.newEmail.toLowerCase();
-      if (
-        await tx.user.findUnique({
-          where: { realmId_emailLower: { realmId: realm.id, emailLower } },
-        })
-      )
-        throw new ApiError('Email is already in use.');
-      const updated = await tx.user.update({
-        where: { id: user.id },
-        data: { email: change.newEmail, emailLower },
-      });
-      for (const viewer of viewers.filter((v) => canSeeDeliveryEmail(v, updated))) {
-        events.push({
-          event: {
-            type: 'realm_user',
-            op: 'update',
-            person: { user_id: user.id, delivery_email: updated.email },
-          },
-          to: [viewer.id],
-        });
-      }
-      if (updated.isBot || updated.emailAddressVisibility === EmailVisibility.EVERYONE) {
-        events.push({
-          event: {
-            type: 'realm_user',
-            op: 'update',
-            person: { user_id: user.id, email: updated.email },
-          },
-          to: 'all',
-        });
-      }
-      if (updated.avatarSource === 'G') {
-        for (const viewer of viewers) {
-          const avatar = avatarUrl(updated, false, canSeeDeliveryEmail(viewer, updated));
-          events.push({
-            event: {
-              type: 'realm_user',
-              op: 'update',
-              person: {
-                user_id: user.id,
-                avatar_url: avatar,
-                avatar_version: updated.avatarVersion,
-              },
-            },
-            to: [viewer.id],
-          });
-        }
-      }
-    }
+    if (change.newEmail !== undefined && change.newEmail.toLowerCase() !== user.emailLower)
+      events.push(...(await changeEmail(tx, user, change.newEmail, viewers)));
     const all = viewers.map((v) => v.id);
     onCommit(() => {
       services.auth.forgetUser(user.id);
