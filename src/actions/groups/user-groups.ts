@@ -316,107 +316,147 @@ export async function doUpdateUserGroupMembers(
     );
   }
   await services.db.write(async (tx, onCommit) => {
-    const events: EventOf<'user_group'>[] = [];
-    let group: UserGroup | undefined;
-    if (add.length) {
-      group = await accessForSelfOrOthers(
-        tx,
-        actor,
-        groupId,
-        add,
-        'can_join_group',
-        'can_add_members_group',
-      );
-      const ids = await activeUsers(tx, actor.realmId, add);
-      const existing = await tx.userGroupMember.findMany({
-        where: { groupId, userId: { in: ids } },
-      });
-      if (existing.length > 0)
-        throw new ApiError(
-          `User ${ids.find((id) => existing.some((m) => m.userId === id))} is already a member of this group`,
-        );
-      await tx.userGroupMember.createMany({ data: ids.map((userId) => ({ groupId, userId })) });
-      events.push({ type: 'user_group', op: 'add_members', group_id: groupId, user_ids: ids });
-    }
-    if (remove.length) {
-      const ids = await activeUsers(tx, actor.realmId, remove);
-      group = await accessForSelfOrOthers(
-        tx,
-        actor,
-        groupId,
-        remove,
-        'can_leave_group',
-        'can_remove_members_group',
-      );
-      const existing = await tx.userGroupMember.findMany({
-        where: { groupId, userId: { in: ids } },
-      });
-      const missing = ids.find((id) => !existing.some((m) => m.userId === id));
-      if (missing !== undefined)
-        throw new ApiError(`There is no member '${missing}' in this user group`);
-      await tx.userGroupMember.deleteMany({ where: { groupId, userId: { in: ids } } });
-      events.push({ type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: ids });
-    }
-    if (addSubgroups.length) {
-      const ids = [...new Set(addSubgroups)];
-      const known = await tx.userGroup.findMany({
-        where: { id: { in: ids }, realmId: actor.realmId, name: { not: null } },
-        select: { id: true },
-      });
-      const missing = ids.find((id) => !known.some((g) => g.id === id));
-      if (missing !== undefined) throw new ApiError(`Invalid user group ID: ${missing}`);
-      group = await accessUserGroupForUpdate(tx, actor, groupId, 'can_add_members_group', true);
-      await usableSubgroups(tx, actor.realmId, ids);
-      const existing = await tx.userGroupSubgroup.findMany({
-        where: { supergroupId: groupId, subgroupId: { in: ids } },
-      });
-      if (existing.length > 0)
-        throw new ApiError(
-          `User group ${existing[0].subgroupId} is already a subgroup of this group.`,
-        );
-      if ((await recursiveSubgroups(tx, ids)).has(groupId))
-        throw new ApiError(
-          `User group ${groupId} is already a subgroup of one of the passed subgroups.`,
-        );
-      await tx.userGroupSubgroup.createMany({
-        data: ids.map((subgroupId) => ({ supergroupId: groupId, subgroupId })),
-      });
-      events.push({
-        type: 'user_group',
-        op: 'add_subgroups',
-        group_id: groupId,
-        direct_subgroup_ids: ids,
-      });
-    }
-    if (deleteSubgroups.length) {
-      const ids = [...new Set(deleteSubgroups)];
-      const known = await tx.userGroup.findMany({
-        where: { id: { in: ids }, realmId: actor.realmId, name: { not: null } },
-        select: { id: true },
-      });
-      const missing = ids.find((id) => !known.some((g) => g.id === id));
-      if (missing !== undefined) throw new ApiError(`Invalid user group ID: ${missing}`);
-      group = await accessUserGroupForUpdate(tx, actor, groupId, 'can_manage_group', true);
-      const existing = await tx.userGroupSubgroup.findMany({
-        where: { supergroupId: groupId, subgroupId: { in: ids } },
-      });
-      const absent = ids.find((id) => !existing.some((s) => s.subgroupId === id));
-      if (absent !== undefined)
-        throw new ApiError(`User group ${absent} is not a subgroup of this group.`);
-      await tx.userGroupSubgroup.deleteMany({
-        where: { supergroupId: groupId, subgroupId: { in: ids } },
-      });
-      events.push({
-        type: 'user_group',
-        op: 'remove_subgroups',
-        group_id: groupId,
-        direct_subgroup_ids: ids,
-      });
-    }
+    const steps: MembershipStep[] = [];
+    if (add.length) steps.push(await addMembers(tx, actor, groupId, add));
+    if (remove.length) steps.push(await removeMembers(tx, actor, groupId, remove));
+    if (addSubgroups.length) steps.push(await addGroupSubgroups(tx, actor, groupId, addSubgroups));
+    if (deleteSubgroups.length)
+      steps.push(await removeGroupSubgroups(tx, actor, groupId, deleteSubgroups));
     const everyone = await activeUserIds(tx, actor.realmId);
-    const deactivated = group!.deactivated;
+    const deactivated = steps[steps.length - 1].group.deactivated;
     onCommit(() => {
-      for (const event of events) publishGroupEvent(services.bus, everyone, event, { deactivated });
+      for (const { event } of steps)
+        publishGroupEvent(services.bus, everyone, event, { deactivated });
     });
   });
+}
+
+/** One membership change made: the group as checked, and the event telling of it. */
+interface MembershipStep {
+  group: UserGroup;
+  event: EventOf<'user_group'>;
+}
+
+/** Adds users to the group, each of whom must not be a member yet. */
+async function addMembers(
+  tx: Db,
+  actor: User,
+  groupId: number,
+  add: number[],
+): Promise<MembershipStep> {
+  const group = await accessForSelfOrOthers(
+    tx,
+    actor,
+    groupId,
+    add,
+    'can_join_group',
+    'can_add_members_group',
+  );
+  const ids = await activeUsers(tx, actor.realmId, add);
+  const existing = await tx.userGroupMember.findMany({ where: { groupId, userId: { in: ids } } });
+  if (existing.length > 0)
+    throw new ApiError(
+      `User ${ids.find((id) => existing.some((m) => m.userId === id))} is already a member of this group`,
+    );
+  await tx.userGroupMember.createMany({ data: ids.map((userId) => ({ groupId, userId })) });
+  return {
+    group,
+    event: { type: 'user_group', op: 'add_members', group_id: groupId, user_ids: ids },
+  };
+}
+
+/** Removes users from the group, each of whom must be a member. */
+async function removeMembers(
+  tx: Db,
+  actor: User,
+  groupId: number,
+  remove: number[],
+): Promise<MembershipStep> {
+  const ids = await activeUsers(tx, actor.realmId, remove);
+  const group = await accessForSelfOrOthers(
+    tx,
+    actor,
+    groupId,
+    remove,
+    'can_leave_group',
+    'can_remove_members_group',
+  );
+  const existing = await tx.userGroupMember.findMany({ where: { groupId, userId: { in: ids } } });
+  const missing = ids.find((id) => !existing.some((m) => m.userId === id));
+  if (missing !== undefined)
+    throw new ApiError(`There is no member '${missing}' in this user group`);
+  await tx.userGroupMember.deleteMany({ where: { groupId, userId: { in: ids } } });
+  return {
+    group,
+    event: { type: 'user_group', op: 'remove_members', group_id: groupId, user_ids: ids },
+  };
+}
+
+/** The distinct IDs of `requested`, each a named group of the organization. */
+async function namedGroupIds(tx: Db, realmId: number, requested: number[]): Promise<number[]> {
+  const ids = [...new Set(requested)];
+  const known = await tx.userGroup.findMany({
+    where: { id: { in: ids }, realmId, name: { not: null } },
+    select: { id: true },
+  });
+  const missing = ids.find((id) => !known.some((g) => g.id === id));
+  if (missing !== undefined) throw new ApiError(`Invalid user group ID: ${missing}`);
+  return ids;
+}
+
+/** Makes groups subgroups of the group, refusing present ones and circles. */
+async function addGroupSubgroups(
+  tx: Db,
+  actor: User,
+  groupId: number,
+  requested: number[],
+): Promise<MembershipStep> {
+  const ids = await namedGroupIds(tx, actor.realmId, requested);
+  const group = await accessUserGroupForUpdate(tx, actor, groupId, 'can_add_members_group', true);
+  await usableSubgroups(tx, actor.realmId, ids);
+  const existing = await tx.userGroupSubgroup.findMany({
+    where: { supergroupId: groupId, subgroupId: { in: ids } },
+  });
+  if (existing.length > 0)
+    throw new ApiError(`User group ${existing[0].subgroupId} is already a subgroup of this group.`);
+  if ((await recursiveSubgroups(tx, ids)).has(groupId))
+    throw new ApiError(
+      `User group ${groupId} is already a subgroup of one of the passed subgroups.`,
+    );
+  await tx.userGroupSubgroup.createMany({
+    data: ids.map((subgroupId) => ({ supergroupId: groupId, subgroupId })),
+  });
+  return {
+    group,
+    event: { type: 'user_group', op: 'add_subgroups', group_id: groupId, direct_subgroup_ids: ids },
+  };
+}
+
+/** Removes subgroups from the group, each of which must be one. */
+async function removeGroupSubgroups(
+  tx: Db,
+  actor: User,
+  groupId: number,
+  requested: number[],
+): Promise<MembershipStep> {
+  const ids = await namedGroupIds(tx, actor.realmId, requested);
+  const group = await accessUserGroupForUpdate(tx, actor, groupId, 'can_manage_group', true);
+  const existing = await tx.userGroupSubgroup.findMany({
+    where: { supergroupId: groupId, subgroupId: { in: ids } },
+  });
+  const absent = ids.find((id) => !existing.some((s) => s.subgroupId === id));
+  if (absent !== undefined)
+    throw new ApiError(`User group ${absent} is not a subgroup of this group.`);
+  await tx.userGroupSubgroup.deleteMany({
+    where: { supergroupId: groupId, subgroupId: { in: ids } },
+  });
+  return {
+    group,
+    event: {
+      type: 'user_group',
+      op: 'remove_subgroups',
+      group_id: groupId,
+      direct_subgroup_ids: ids,
+    },
+  };
 }
