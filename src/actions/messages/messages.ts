@@ -212,30 +212,7 @@ export async function sendMessageIn(
     content,
     request.readBySender ?? false,
   );
-  const topic = to.kind === 'stream' ? to.topic : '';
-  const fields = {
-    realmId: realm.id,
-    senderId: sender.id,
-    streamId: to.kind === 'stream' ? to.stream.id : null,
-    dmKey: to.kind === 'dm' ? dmKeyOf([...to.recipients.map((u) => u.id), sender.id]) : null,
-    topic,
-    topicLower: topic.toLowerCase(),
-    content,
-    renderedContent: rendered.html,
-    dateSent: request.forgedTime ?? new Date(),
-    sendingClient: request.client ?? 'API',
-    hasAttachment: rendered.hasAttachment,
-    hasImage: rendered.hasImage,
-    hasLink: rendered.hasLink,
-    isMeMessage: isMeMessage(content),
-  };
-  const message: Message = {
-    id: await insertMessage(tx, fields),
-    ...fields,
-    lastEditTime: null,
-    lastMovedTime: null,
-    editHistory: null,
-  };
+  const message = await storeMessage(tx, realm, sender, to, content, rendered, request);
   await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
   if (to.kind === 'stream' && to.stream.firstMessageId === null) {
     await executeRows(
@@ -314,6 +291,42 @@ export async function doCallOutgoingWebhooks(services: Services, sent: SentMessa
   dispatchOutgoingWebhooks(services, realm, sent.host, payload, calls, (bot, reply) =>
     doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),
   );
+}
+
+/** Inserts the message row, and returns it as a model row. */
+async function storeMessage(
+  tx: Db,
+  realm: Realm,
+  sender: User,
+  to: Addressee,
+  content: string,
+  rendered: RenderResult,
+  request: SendRequest,
+): Promise<Message> {
+  const topic = to.kind === 'stream' ? to.topic : '';
+  const fields = {
+    realmId: realm.id,
+    senderId: sender.id,
+    streamId: to.kind === 'stream' ? to.stream.id : null,
+    dmKey: to.kind === 'dm' ? dmKeyOf([...to.recipients.map((u) => u.id), sender.id]) : null,
+    topic,
+    topicLower: topic.toLowerCase(),
+    content,
+    renderedContent: rendered.html,
+    dateSent: request.forgedTime ?? new Date(),
+    sendingClient: request.client ?? 'API',
+    hasAttachment: rendered.hasAttachment,
+    hasImage: rendered.hasImage,
+    hasLink: rendered.hasLink,
+    isMeMessage: isMeMessage(content),
+  };
+  return {
+    id: await insertMessage(tx, fields),
+    ...fields,
+    lastEditTime: null,
+    lastMovedTime: null,
+    editHistory: null,
+  };
 }
 
 /** Inserts the message row and returns its ID (one statement; the search index follows by trigger). */
