@@ -491,10 +491,13 @@ describe('outgoing webhooks', () => {
   test('a failing endpoint is tried three times, then the owner is told', async () => {
     endpoint.answer = () => ({ status: 503 });
     await sendToChannel(server, cast.member, 'webhooks', 'failing', '@**Echo Bot** fail please');
+    // The bot's earlier replies share the conversation: wait for the notice itself.
     const notice = await eventually(async () =>
       (
         await fetchNarrow(server, cast.member, [{ operator: 'dm', operand: [bot.user_id] }])
-      ).messages.find((m: any) => m.sender_id === bot.user_id),
+      ).messages.find(
+        (m: any) => m.sender_id === bot.user_id && m.content.includes('status code 503'),
+      ),
     );
     expect(endpoint.requests).toHaveLength(3);
     expect(notice.content).toContain('status code 503');
