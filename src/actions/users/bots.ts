@@ -178,6 +178,65 @@ export interface BotChange {
   defaultAllPublicStreams?: boolean;
 }
 
+/** The ID of the bot's new owner: an active person of the organization. */
+async function checkNewOwner(tx: Db, realm: Realm, ownerId: number): Promise<number> {
+  const owner = await tx.user.findFirst({ where: { id: ownerId, realmId: realm.id } });
+  if (!owner) throw new ApiError('Failed to change owner, no such user');
+  if (!owner.isActive) throw new ApiError('Failed to change owner, user is deactivated');
+  if (owner.isBot) throw new ApiError("Failed to change owner, bots can't own other bots");
+  return owner.id;
+}
+
+/** Stores an outgoing-webhook bot's new endpoint and the bot's configuration; says whether the endpoint changed. */
+async function storeBotService(tx: Db, bot: User, change: BotChange): Promise<boolean> {
+  let changed = false;
+  if (change.servicePayloadUrl !== undefined && bot.botType === BotType.OUTGOING_WEBHOOK) {
+    await tx.botService.upsert({
+      where: { botId: bot.id },
+      update: { baseUrl: change.servicePayloadUrl, interface: change.serviceInterface },
+      create: {
+        botId: bot.id,
+        name: bot.email.split('-bot@')[0],
+        baseUrl: change.servicePayloadUrl,
+        interface: change.serviceInterface,
+        token: generateApiKey(),
+      },
+    });
+    changed = true;
+  }
+  if (change.configData !== undefined)
+    for (const [key, value] of Object.entries(change.configData))
+      await tx.botConfig.upsert({
+        where: { botId_key: { botId: bot.id, key } },
+        update: { value },
+        create: { botId: bot.id, key, value },
+      });
+  return changed;
+}
+
+/** The new owner hears of the bot as theirs; the previous one, that it left them (administrators see every bot). */
+async function announceOwnerChange(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  bot: User,
+  previousOwner: number,
+  newOwner: number,
+): Promise<void> {
+  const admins = new Set(await botAudience(tx, { realmId: bot.realmId, botOwnerId: null }));
+  const details = await loadBotDetails(tx, [bot]);
+  const full = presentBot(bot, realmHost(realm, services.config.externalUrl), details);
+  onCommit(() => {
+    if (!admins.has(newOwner))
+      services.bus.publish({ type: 'realm_bot', op: 'add', bot: full }, [newOwner]);
+    if (!admins.has(previousOwner))
+      services.bus.publish({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [
+        previousOwner,
+      ]);
+  });
+}
+
 /** PATCH /bots/{bot_id}: the bot's owner or an administrator changes it; returns it as it now is. */
 export async function doUpdateBot(
   services: Services,
@@ -209,14 +268,8 @@ export async function doUpdateBot(
     if (change.role !== undefined && change.role !== before.role) data.role = change.role;
     let previousOwner: number | null = null;
     if (change.botOwnerId !== undefined && change.botOwnerId !== before.botOwnerId) {
-      const owner = await tx.user.findFirst({
-        where: { id: change.botOwnerId, realmId: realm.id },
-      });
-      if (!owner) throw new ApiError('Failed to change owner, no such user');
-      if (!owner.isActive) throw new ApiError('Failed to change owner, user is deactivated');
-      if (owner.isBot) throw new ApiError("Failed to change owner, bots can't own other bots");
       previousOwner = before.botOwnerId;
-      data.botOwnerId = owner.id;
+      data.botOwnerId = await checkNewOwner(tx, realm, change.botOwnerId);
       fields.push('owner_id');
     }
     if (change.defaultSendingStream !== undefined) {
@@ -236,43 +289,10 @@ export async function doUpdateBot(
       fields.push('default_all_public_streams');
     }
     const bot = await tx.user.update({ where: { id: before.id }, data });
-    if (change.servicePayloadUrl !== undefined && bot.botType === BotType.OUTGOING_WEBHOOK) {
-      await tx.botService.upsert({
-        where: { botId: bot.id },
-        update: { baseUrl: change.servicePayloadUrl, interface: change.serviceInterface },
-        create: {
-          botId: bot.id,
-          name: bot.email.split('-bot@')[0],
-          baseUrl: change.servicePayloadUrl,
-          interface: change.serviceInterface,
-          token: generateApiKey(),
-        },
-      });
-      fields.push('services');
-    }
-    if (change.configData !== undefined)
-      for (const [key, value] of Object.entries(change.configData))
-        await tx.botConfig.upsert({
-          where: { botId_key: { botId: bot.id, key } },
-          update: { value },
-          create: { botId: bot.id, key, value },
-        });
+    if (await storeBotService(tx, bot, change)) fields.push('services');
     if (fields.length > 0) await announceBot(tx, onCommit, services, realm, bot, 'update', fields);
-    // The new owner hears of the bot as theirs; the previous one, that it left them.
-    if (previousOwner !== null && bot.botOwnerId !== null) {
-      const newOwner = bot.botOwnerId;
-      const admins = new Set(await botAudience(tx, { realmId: bot.realmId, botOwnerId: null }));
-      const details = await loadBotDetails(tx, [bot]);
-      const full = presentBot(bot, realmHost(realm, services.config.externalUrl), details);
-      onCommit(() => {
-        if (!admins.has(newOwner))
-          services.bus.publish({ type: 'realm_bot', op: 'add', bot: full }, [newOwner]);
-        if (!admins.has(previousOwner!))
-          services.bus.publish({ type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } }, [
-            previousOwner!,
-          ]);
-      });
-    }
+    if (previousOwner !== null && bot.botOwnerId !== null)
+      await announceOwnerChange(tx, onCommit, services, realm, bot, previousOwner, bot.botOwnerId);
     const person: PersonChange = { user_id: bot.id };
     if (data.fullName !== undefined) person.full_name = bot.fullName;
     if (data.role !== undefined) person.role = bot.role;
