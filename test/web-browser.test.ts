@@ -446,6 +446,8 @@ describe('two people chat in the web client', () => {
       .getByRole('complementary', { name: 'People' })
       .getByText('Miranda (you)')
       .waitFor({ timeout: WAIT });
+    // The channel of the invitation is theirs, with its history.
+    await page.goto(`${relay.url}/#narrow/channel/${design}`);
     await message(page, 'Back again').waitFor({ timeout: WAIT });
   });
 

@@ -81,7 +81,46 @@ export async function createApp(services: Services, options: AppOptions = {}): P
 
   const metrics = createMetrics(services, { processMetrics: options.processMetrics });
   const trustProxy = services.config.trustProxy;
-  const recorder: RequestRecorder = {
+  const recorder = requestRecorder(services, metrics);
+  app.use(recordedRequests(recorder, log));
+
+  // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
+  app.use(operatorEndpoints(services, metrics));
+  app.use(contractServing(services.config.externalUrl));
+  app.use(docsServing());
+  app.use(emojiDataServing());
+  // The web client at / (web.ts).
+  app.use(webClient(services));
+  app.use(bodyReader());
+  // The join page of invitations, outside /api/v1.
+  app.use(joinPages(services));
+  // The unsubscribe links of notification emails, outside /api/v1.
+  app.use(unsubscribePages(services));
+
+  app.use(uploadCleanup());
+
+  // The session-authenticated mirror of the API under /json (session.ts).
+  app.use(jsonMirror());
+  app.use(staticRoutes);
+  app.use(router.routes());
+  // Uploaded files and custom emoji images, outside /api/v1.
+  app.use(fileServing(services));
+
+  app.use(unmatchedRequests(shapes));
+
+  const lean = leanPath({ serve, operations, trustProxy, log, recorder });
+  const koa = app.callback();
+  return { handle: (req, res) => void (lean(req, res) || koa(req, res)) };
+}
+
+/** Names each request and, once answered, counts it in the metrics and logs its line. */
+function requestRecorder(
+  services: Services,
+  metrics: ReturnType<typeof createMetrics>,
+): RequestRecorder {
+  const { log } = services;
+  const trustProxy = services.config.trustProxy;
+  return {
     requestId: (header) => (trustProxy && header && forwardedRequestId(header)) || randomUUID(),
     record: ({ id, method, path, operation, status, ms, userId }) => {
       metrics.observeRequest(operation, status, ms / 1000);
@@ -99,7 +138,11 @@ export async function createApp(services: Services, options: AppOptions = {}): P
       }
     },
   };
-  app.use(async (ctx, next) => {
+}
+
+/** The outermost middleware: a request ID, errors turned into the envelope, and the request recorded. */
+function recordedRequests(recorder: RequestRecorder, log: Services['log']): Koa.Middleware {
+  return async (ctx, next) => {
     const requestId = recorder.requestId(ctx.get('x-request-id'));
     const started = performance.now();
     ctx.set('X-Request-Id', requestId);
@@ -118,24 +161,15 @@ export async function createApp(services: Services, options: AppOptions = {}): P
       ms: performance.now() - started,
       userId: state.userId,
     });
-  });
+  };
+}
 
-  // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
-  app.use(operatorEndpoints(services, metrics));
-  app.use(contractServing(services.config.externalUrl));
-  app.use(docsServing());
-  app.use(emojiDataServing());
-  // The web client at / (web.ts).
-  app.use(webClient(services));
-  app.use(bodyReader());
-  // The join page of invitations, outside /api/v1.
-  app.use(joinPages(services));
-  // The unsubscribe links of notification emails, outside /api/v1.
-  app.use(unsubscribePages(services));
-
-  // Uploaded files arrive in a temporary folder; whatever a handler did not
-  // move into the store is removed once the request is answered.
-  app.use(async (ctx, next) => {
+/**
+ * Uploaded files arrive in a temporary folder; whatever a handler did not
+ * move into the store is removed once the request is answered.
+ */
+function uploadCleanup(): Koa.Middleware {
+  return async (ctx, next) => {
     try {
       await next();
     } finally {
@@ -144,16 +178,12 @@ export async function createApp(services: Services, options: AppOptions = {}): P
           void rm(file.filepath, { force: true }).catch(() => undefined);
       }
     }
-  });
+  };
+}
 
-  // The session-authenticated mirror of the API under /json (session.ts).
-  app.use(jsonMirror());
-  app.use(staticRoutes);
-  app.use(router.routes());
-  // Uploaded files and custom emoji images, outside /api/v1.
-  app.use(fileServing(services));
-
-  app.use(async (ctx) => {
+/** Answers what no route took: 204 to OPTIONS, 405 to a method the path lacks, 404 otherwise. */
+function unmatchedRequests(shapes: ReturnType<typeof methodsByShape>): Koa.Middleware {
+  return async (ctx) => {
     if (!ctx.path.startsWith('/api/v1/') && ctx.path !== '/api/v1') {
       ctx.status = 404;
       ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
@@ -173,9 +203,5 @@ export async function createApp(services: Services, options: AppOptions = {}): P
     }
     ctx.status = 404;
     ctx.body = { result: 'error', msg: 'Not Found', code: 'NOT_FOUND' };
-  });
-
-  const lean = leanPath({ serve, operations, trustProxy, log, recorder });
-  const koa = app.callback();
-  return { handle: (req, res) => void (lean(req, res) || koa(req, res)) };
+  };
 }

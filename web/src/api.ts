@@ -28,6 +28,13 @@ api.use({
   },
 });
 
+let sessionEnded: () => void = () => undefined;
+
+/** What to do when the server no longer knows the session (any call answered 401). */
+export function onSessionEnded(handler: () => void): void {
+  sessionEnded = handler;
+}
+
 /** A refusal by the server, with its message and code. */
 export class ApiFailure extends Error {
   constructor(
@@ -46,6 +53,7 @@ export async function ok<T>(
   const { data, error, response } = await call;
   if (data !== undefined && response.ok) return data;
   const body = (error ?? {}) as { msg?: string; code?: string };
+  if (response.status === 401 && csrfToken) sessionEnded();
   throw new ApiFailure(
     body.msg ?? `The server answered ${response.status}`,
     body.code ?? 'BAD_REQUEST',

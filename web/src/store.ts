@@ -2,7 +2,7 @@
 // events of GET /events as Zulip's clients do, and the messages of the view.
 // Components read it through useStore(), which re-renders them on a change.
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, ok } from './api';
+import { api, ApiFailure, ok, onSessionEnded } from './api';
 import type { Narrow } from './narrow';
 
 // Events and the register state are read field by field below; their full
@@ -446,9 +446,7 @@ export async function pollEvents(): Promise<void> {
     } catch (error) {
       if (!state.signedIn) break;
       if (error instanceof ApiFailure && error.status === 401) {
-        state.signedIn = false;
-        state.error = 'Your session has ended: sign in again.';
-        changed();
+        endSession();
         break;
       }
       state.reconnecting = true;
@@ -479,3 +477,13 @@ export function expireTyping(): void {
     changed();
   }
 }
+
+/** The server refused the session (signed out elsewhere, or expired): back to the sign-in form, saying why. */
+function endSession(): void {
+  if (!state.signedIn) return;
+  state.signedIn = false;
+  state.error = 'Your session has ended: sign in again.';
+  changed();
+}
+
+onSessionEnded(endSession);
