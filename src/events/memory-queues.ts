@@ -138,7 +138,7 @@ export class MemoryQueueStore implements EventQueueStore {
       events += queue.events.length;
       if (queue.waiter) waitingPolls++;
     }
-    return { queues: this.queues.size, events, waitingPolls, unpublished: 0 };
+    return { queues: this.queues.size, events, waitingPolls };
   }
 
   sweep(now = Date.now()): void {

@@ -244,8 +244,6 @@ export interface QueueStats {
   events: number;
   /** Polls of this process waiting for an event. */
   waitingPolls: number;
-  /** Publications of this process that never reached their queues (which were marked lost instead). */
-  unpublished: number;
 }
 
 /** A newly created queue. */

@@ -1,76 +1,126 @@
 // The Lua scripts of the Redis queue store: each step on a queue that must
 // not interleave with another process's steps runs as one script.
 //
-// A queue's record is `<prefix>q:{<id>}`, a hash: `user`, `realm`, `opts`
-// (the registration options as JSON), `start` (the position in the shared
-// log, `<prefix>log`, of the entry announcing it) and `waiter` (the process
-// whose poll waits on it, told on `<prefix>wake:<process>` when a poll on
-// another process replaces its own). It expires when the
-// queue goes unpolled for the idle timeout. Its events are not kept in Redis:
-// they are the log's entries after `start` that concern it (stream.ts).
-// `<prefix>publishing` is a sorted set of the processes that may hold
-// committed events not yet in the log, scored by when that claim lapses.
+// A queue is two keys, `<prefix>q:{<id>}` (a hash: `user`, `realm`, `opts`
+// the registration options as JSON, `public` for all_public_streams queues,
+// `last` the last event ID, `waiter` the process whose poll waits on it) and `<prefix>q:{<id>}:ev` (a sorted set of
+// the events as JSON, scored by event ID). Both expire when the queue goes
+// unpolled for the idle timeout. `<prefix>u:<user_id>` and
+// `<prefix>rp:<realm_id>` index the queues of a user and a realm's
+// all_public_streams queues; they expire after the last of their queues, and
+// ids of expired queues are removed from them when publishing finds them gone.
+// A process whose poll waits hears of new events on `<prefix>wake:<process>`,
+// with the queue ID as message.
 import type Redis from 'ioredis';
 import type { ChainableCommander } from 'ioredis';
 
 /** Each script's source and how many of its arguments are keys. */
 const scripts = {
-  /**
-   * Creates a queue and announces it in the log. KEYS: queue, log. ARGV:
-   * user, realm, options JSON, record ms, log length, entry JSON. Answers the
-   * announcement's position.
-   */
+  /** Creates a queue. KEYS: queue, user index, realm index. ARGV: user, realm, options JSON, idle ms, index ms, queue ID, '1' for a public queue. */
   queueCreate: {
+    keys: 3,
+    lua: `
+redis.call('HSET', KEYS[1], 'user', ARGV[1], 'realm', ARGV[2], 'opts', ARGV[3], 'last', -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if ARGV[7] == '1' then
+  redis.call('HSET', KEYS[1], 'public', 1)
+  redis.call('SADD', KEYS[3], ARGV[6])
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+end
+return 1`,
+  },
+  /**
+   * Appends an event: numbers it, trims the queue to its bound and wakes the
+   * waiting poll. KEYS: queue, events. ARGV: event JSON (an object), most
+   * events, wake channel prefix, queue ID. Answers the event ID, or -1 when
+   * the queue is gone.
+   */
+  queueAppend: {
     keys: 2,
     lua: `
-local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'e', ARGV[6])
-redis.call('HSET', KEYS[1], 'user', ARGV[1], 'realm', ARGV[2], 'opts', ARGV[3], 'start', id)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
+redis.call('ZADD', KEYS[2], id, string.sub(ARGV[1], 1, -2) .. ',"id":' .. id .. '}')
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[2]))
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+local waiter = redis.call('HGET', KEYS[1], 'waiter')
+if waiter then redis.call('PUBLISH', ARGV[3] .. waiter, ARGV[4]) end
 return id`,
   },
   /**
-   * Deletes one of a user's queues and announces it in the log. KEYS: queue,
-   * log. ARGV: user, log length, entry JSON. Answers 1, or 0 when the user
+   * A poll: acknowledges events up to an ID and answers the rest; with
+   * nothing to answer and a waiter given, records it (waking the poll it
+   * replaces). Refreshes the idle expiry of the queue and its indexes.
+   * KEYS: queue, events. ARGV: user, last event ID, waiter ('' for none),
+   * idle ms, wait ms, key prefix, queue ID. Answers {0} when the user has no
+   * such queue, else {1, events...}.
+   */
+  queuePoll: {
+    keys: 2,
+    lua: `
+if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return {0} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+local ttl = tonumber(ARGV[4])
+local previous = redis.call('HGET', KEYS[1], 'waiter')
+if #events == 0 and ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[1], 'waiter', ARGV[3])
+  ttl = ttl + tonumber(ARGV[5])
+elseif previous then
+  redis.call('HDEL', KEYS[1], 'waiter')
+end
+if previous and previous ~= ARGV[3] then
+  redis.call('PUBLISH', ARGV[6] .. 'wake:' .. previous, ARGV[7])
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+local index = tonumber(ARGV[4]) + tonumber(ARGV[5]) + 1000
+redis.call('PEXPIRE', ARGV[6] .. 'u:' .. ARGV[1], index)
+if redis.call('HEXISTS', KEYS[1], 'public') == 1 then
+  redis.call('PEXPIRE', ARGV[6] .. 'rp:' .. redis.call('HGET', KEYS[1], 'realm'), index)
+end
+table.insert(events, 1, 1)
+return events`,
+  },
+  /**
+   * What a woken poll answers. KEYS: queue, events. ARGV: waiter, idle ms.
+   * Answers {0} when the queue is gone, {1} when another poll has replaced
+   * this one, {2, events...} otherwise; with events, the poll is over and
+   * the waiter is cleared.
+   */
+  queueTake: {
+    keys: 2,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
+if redis.call('HGET', KEYS[1], 'waiter') ~= ARGV[1] then return {1} end
+local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+if #events > 0 then
+  redis.call('HDEL', KEYS[1], 'waiter')
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+table.insert(events, 1, 2)
+return events`,
+  },
+  /**
+   * Deletes one of a user's queues and wakes its waiting poll. KEYS: queue,
+   * events. ARGV: user, key prefix, queue ID. Answers 1, or 0 when the user
    * has no such queue.
    */
   queueDelete: {
     keys: 2,
     lua: `
 if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[3])
+local realm = redis.call('HGET', KEYS[1], 'realm')
+local waiter = redis.call('HGET', KEYS[1], 'waiter')
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', ARGV[2] .. 'u:' .. ARGV[1], ARGV[3])
+redis.call('SREM', ARGV[2] .. 'rp:' .. realm, ARGV[3])
+if waiter then redis.call('PUBLISH', ARGV[2] .. 'wake:' .. waiter, ARGV[3]) end
 return 1`,
-  },
-  /**
-   * Records the process whose poll now waits on a queue, and tells the one
-   * whose poll waited before to answer it. KEYS: queue. ARGV: process, wake
-   * channel prefix, queue ID. Answers -1 when the queue is gone.
-   */
-  pollClaim: {
-    keys: 1,
-    lua: `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local previous = redis.call('HGET', KEYS[1], 'waiter')
-if previous == ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'waiter', ARGV[1])
-if previous then redis.call('PUBLISH', ARGV[2] .. previous, ARGV[3]) end
-return 1`,
-  },
-  /**
-   * Finds the processes whose claim to be publishing lapsed (they died with
-   * events perhaps committed and not logged) and logs, once for each, that
-   * every queue may have missed events. KEYS: publishing set, log. ARGV: now
-   * (ms), log length, entry JSON. Answers how many were found.
-   */
-  reapPublishers: {
-    keys: 2,
-    lua: `
-local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-for _, process in ipairs(dead) do
-  redis.call('ZREM', KEYS[1], process)
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'e', ARGV[3])
-end
-return #dead`,
   },
 } as const;
 

@@ -78,15 +78,6 @@ export function createMetrics(
     },
   });
   new Counter({
-    name: 'chat_event_publications_unpublished_total',
-    help: 'Publications of committed actions that never reached the event queues (whose queues were marked lost instead).',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      this.inc((await queues.stats()).unpublished);
-    },
-  });
-  new Counter({
     name: 'chat_database_calls_total',
     help: 'Database calls: plain reads (read) and transactions (write).',
     labelNames: ['kind'] as const,
