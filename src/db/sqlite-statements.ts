@@ -140,8 +140,8 @@ export class StatementCache {
         }),
       };
     };
-    // The driver's prepare is not declared writable; replacing it is the point.
-    (this.connection as unknown as { prepare: typeof adapterView }).prepare = adapterView;
+    // Shadows the driver's prepare on this connection alone.
+    Object.defineProperty(this.connection, 'prepare', { value: adapterView, configurable: true });
   }
 }
 
