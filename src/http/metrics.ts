@@ -47,6 +47,36 @@ export function createMetrics(
     buckets: latencyBuckets,
     registers: [registry],
   });
+  registerStateMetrics(registry, sources);
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  // The labelled series of each operation and status, looked up once: a lookup
+  // by labels hashes the label set on every call.
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  return {
+    registry,
+    observeRequest(operation, status, seconds) {
+      const key = `${operation} ${status}`;
+      let found = series.get(key);
+      if (!found) {
+        const counter = requests.labels(operation, String(status));
+        const histogram = latency.labels(operation);
+        found = { count: () => counter.inc(), time: (s) => histogram.observe(s) };
+        series.set(key, found);
+      }
+      found.count();
+      found.time(seconds);
+    },
+  };
+}
+
+/**
+ * The figures read from the process's state when /metrics is asked: event
+ * queues, the periodic task, database calls, password checks, notification emails.
+ */
+function registerStateMetrics(
+  registry: Registry,
+  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler },
+): void {
   const { db, queues } = sources;
   const queueGauge = (name: string, help: string, field: keyof QueueStats) =>
     new Gauge({
@@ -127,23 +157,4 @@ export function createMetrics(
       this.set((emailNotificationStats(sources).lastRunAt?.getTime() ?? 0) / 1000);
     },
   });
-  if (options.processMetrics) collectDefaultMetrics({ register: registry });
-  // The labelled series of each operation and status, looked up once: a lookup
-  // by labels hashes the label set on every call.
-  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
-  return {
-    registry,
-    observeRequest(operation, status, seconds) {
-      const key = `${operation} ${status}`;
-      let found = series.get(key);
-      if (!found) {
-        const counter = requests.labels(operation, String(status));
-        const histogram = latency.labels(operation);
-        found = { count: () => counter.inc(), time: (s) => histogram.observe(s) };
-        series.set(key, found);
-      }
-      found.count();
-      found.time(seconds);
-    },
-  };
 }
