@@ -418,9 +418,11 @@ describe('two people chat in the web client', () => {
     await other.getByRole('button', { name: 'Sign out' }).click();
     await other.getByLabel('Email address').waitFor({ timeout: WAIT });
     // The first tab's event poll is refused: it shows the sign-in form and says why.
+    const said = a.getByRole('alert').filter({ hasText: 'Your session has ended' });
+    await said.waitFor({ timeout: WAIT });
+    expect(await said.textContent()).toBe('Your session has ended: sign in again.');
+    expect(await a.locator('.app').count()).toBe(0);
     await a.getByLabel('Email address').waitFor({ timeout: WAIT });
-    await a.getByRole('alert').waitFor({ timeout: WAIT });
-    expect(await a.getByRole('alert').textContent()).toBe('Your session has ended: sign in again.');
   });
 
   test('a third person joins through an invitation link and lands signed in', async () => {
