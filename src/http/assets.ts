@@ -41,3 +41,21 @@ export function sendStatic(
   ctx.type = type;
   ctx.body = document.body;
 }
+
+/**
+ * Starts a server-made HTML page (`operation` names it in logs and metrics):
+ * kept by no cache, shown in no frame, with no referrer. A method other than
+ * GET, HEAD or POST gets 405 with the page `refusal`; says whether it did.
+ */
+export function refusedHtmlPage(ctx: Koa.Context, operation: string, refusal: string): boolean {
+  ctx.state.operation = operation;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.type = 'text/html; charset=utf-8';
+  if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'POST') return false;
+  ctx.status = 405;
+  ctx.set('Allow', 'GET, HEAD, POST');
+  ctx.body = refusal;
+  return true;
+}

@@ -17,6 +17,7 @@ import { realmUrl } from '../lib/realm/realms';
 import type { Services } from '../services';
 import { requestBody } from './body';
 import { requestSession } from './session';
+import { refusedHtmlPage } from './assets';
 
 const joinPath = /^\/join\/([A-Za-z0-9_-]{1,100})\/?$/;
 
@@ -88,17 +89,14 @@ export function joinPages(services: Services): Koa.Middleware {
   return async (ctx, next) => {
     const match = joinPath.exec(ctx.path);
     if (!match) return next();
-    ctx.state.operation = 'join';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.type = 'text/html; charset=utf-8';
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD, POST');
-      ctx.body = page('Method not allowed', '<p>Open this page in a browser.</p>');
+    if (
+      refusedHtmlPage(
+        ctx,
+        'join',
+        page('Method not allowed', '<p>Open this page in a browser.</p>'),
+      )
+    )
       return;
-    }
     const key = match[1];
     let found;
     try {

@@ -7,6 +7,7 @@ import type Koa from 'koa';
 import { doUnsubscribe } from '../actions/notifications/unsubscribe';
 import { escapeHtml } from '../lib/mail/mailer';
 import type { Services } from '../services';
+import { refusedHtmlPage } from './assets';
 
 const unsubscribePath = /^\/accounts\/unsubscribe\/([a-z_]{1,40})\/([A-Za-z0-9_-]{1,100})\/?$/;
 
@@ -35,17 +36,14 @@ export function unsubscribePages(services: Services): Koa.Middleware {
   return async (ctx, next) => {
     const match = unsubscribePath.exec(ctx.path);
     if (!match) return next();
-    ctx.state.operation = 'unsubscribe';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.type = 'text/html; charset=utf-8';
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD, POST');
-      ctx.body = page('Method not allowed', '<p>Open this link in a browser.</p>');
+    if (
+      refusedHtmlPage(
+        ctx,
+        'unsubscribe',
+        page('Method not allowed', '<p>Open this link in a browser.</p>'),
+      )
+    )
       return;
-    }
     // A HEAD request (a link checker) changes nothing.
     if (ctx.method === 'HEAD') {
       ctx.body = page('Unsubscribe', '<p>Open this link to unsubscribe.</p>');

@@ -55,19 +55,7 @@ export interface SendRequest {
 }
 
 /** Recipients and their flags for a new message. */
-interface Delivery {
-  userIds: number[];
-  flagsOf: (userId: number) => {
-    read: boolean;
-    mentioned: boolean;
-    streamWildcardMentioned: boolean;
-    topicWildcardMentioned: boolean;
-    hasAlertWord: boolean;
-  };
-  /** Recipients for whom the message is muted, and those who follow its topic (see MessageFacts). */
-  mutedFor: number[];
-  followedBy: number[];
-}
+type Delivery = Pick<SentMessage, 'userIds' | 'flagsOf' | 'mutedFor' | 'followedBy'>;
 
 /**
  * Who holds the message muted and who follows its topic, from the topic
