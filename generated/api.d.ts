@@ -10022,6 +10022,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonSuccess"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
