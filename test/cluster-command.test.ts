@@ -91,7 +91,7 @@ let client: ApiClient;
   let cluster: ReturnType<typeof startCluster>;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ empty: true });
     prefix = newKeyPrefix();
     cluster = startCluster(
       {
