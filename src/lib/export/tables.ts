@@ -433,6 +433,9 @@ export const skippedModels: Record<string, string> = {
   ServerSecret: "the server's own signing keys, not the organization's",
   LoginFailure: 'short-lived login locks of one server',
   Session: 'browser sessions signed in to one server',
+  EmailNotification:
+    'pending notification emails, due within minutes on the server that recorded them',
+  DigestEmail: 'when each person last got a digest email from this server',
   RealmExport: "the exporting server's record of its export files",
   Invite: "invitation keys are the exporting server's secrets: invite people again after an import",
   OutboxEmail: 'mail one server has already sent or logged',
