@@ -8,6 +8,7 @@ import { sample } from './support/metrics';
 import { usesRedis } from './support/redis';
 import { type Cast } from './support/server';
 import type { TestServer } from './support/server';
+import { waitFor } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
@@ -15,15 +16,6 @@ const describeCluster = usesRedis() ? describe : describe.skip;
 async function lastRun(child: ChildServer): Promise<number> {
   const res = await fetch(`${child.url}/metrics`);
   return sample(await res.text(), 'chat_notification_email_last_run_seconds') ?? 0;
-}
-
-/** Waits until `check` holds, or fails naming `state` after `ms`. */
-async function until(state: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describeCluster('two server processes sending on their own timers', () => {
@@ -53,21 +45,23 @@ describeCluster('two server processes sending on their own timers', () => {
       expect(sent.status).toBe(200);
     }
     const rows = () => server.services.db.read((db) => db.emailNotification.count());
-    await until(
+    await waitFor(
       'the pending notifications recorded by the child',
       async () => (await rows()) === 5,
+      60_000,
     );
     // The time comes for all of them at once; both timers find them due.
     const due = new Date();
     await server.services.db.write((tx) =>
       tx.emailNotification.updateMany({ data: { dueAt: due } }),
     );
-    await until('the pending notifications sent', async () => (await rows()) === 0);
+    await waitFor('the pending notifications sent', async () => (await rows()) === 0, 60_000);
     // Both processes have run since the emails were due, and found nothing more to send.
     for (const child of children)
-      await until(
+      await waitFor(
         'a run of each process after the due time',
         async () => (await lastRun(child)) > due.getTime() / 1000 + 1,
+        60_000,
       );
     for (const person of people) {
       const mails = await server.services.db.read((db) => readOutbox(db, person.email));
