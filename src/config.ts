@@ -52,6 +52,8 @@ export interface Config {
   queueTimeoutSeconds: number;
   /** Most events a queue holds; older ones are dropped past it. */
   queueMaxEvents: number;
+  /** Seconds an event that Redis could not take is retried before the queues it was for are dropped. */
+  publishRetrySeconds: number;
   /** Authenticated requests allowed per user per window. */
   rateLimitUserRequests: number;
   /** Unauthenticated requests allowed per address per window. */
@@ -234,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatSeconds: number(env, 'EVENT_HEARTBEAT_SECONDS', 50),
     queueTimeoutSeconds: number(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600),
     queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10000, 1),
+    publishRetrySeconds: number(env, 'EVENT_PUBLISH_RETRY_SECONDS', 30),
     rateLimitUserRequests: integer(env, 'RATE_LIMIT_USER_REQUESTS', 200, 1),
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),

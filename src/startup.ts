@@ -48,6 +48,7 @@ export async function createServices(
     heartbeatMs: config.heartbeatSeconds * 1000,
     idleTimeoutMs: config.queueTimeoutSeconds * 1000,
     maxEvents: config.queueMaxEvents,
+    publishRetryMs: config.publishRetrySeconds * 1000,
   };
   const redis = config.redisUrl
     ? await RedisLink.connect(config.redisUrl, config.redisKeyPrefix, (error) =>
@@ -55,8 +56,12 @@ export async function createServices(
       )
     : null;
   const queues: EventQueueStore = redis
-    ? await RedisQueueStore.open(redis, limits, messageEventHooks, (error) =>
-        log.error('event queue read failed', { error: String(error) }),
+    ? await RedisQueueStore.open(
+        redis,
+        limits,
+        messageEventHooks,
+        (error) => log.error('event queue read failed', { error: String(error) }),
+        (what, fields) => log.warn(what, fields),
       )
     : new MemoryQueueStore(limits, messageEventHooks);
   const bus = new QueueEventBus(queues, (error) =>

@@ -15,6 +15,7 @@ import {
   type Publication,
   type QueueLimits,
   type QueueOptions,
+  type PublicationStats,
   type QueueStats,
   type QueuedEvent,
 } from './queues';
@@ -129,6 +130,11 @@ export class MemoryQueueStore implements EventQueueStore {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.drain();
+  }
+
+  /** Nothing to count: a publication to memory is delivered at once, or the process is gone. */
+  publicationStats(): PublicationStats {
+    return { delayed: 0, abandoned: 0, backlog: 0, queuesDropped: 0 };
   }
 
   stats(): QueueStats {

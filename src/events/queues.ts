@@ -234,6 +234,13 @@ export interface QueueLimits {
   heartbeatMs: number;
   idleTimeoutMs: number;
   maxEvents: number;
+  /**
+   * How long a store shared through Redis keeps trying to deliver a
+   * publication it could not deliver at once, before it drops the queues the
+   * publication was for (so that they answer BAD_EVENT_QUEUE_ID rather than
+   * go on without it). Unused by the memory store, which cannot fail.
+   */
+  publishRetryMs?: number;
 }
 
 /** The size of a queue store, for metrics. */
@@ -244,6 +251,18 @@ export interface QueueStats {
   events: number;
   /** Polls of this process waiting for an event. */
   waitingPolls: number;
+}
+
+/** What became of publications that could not be delivered at once, for metrics. */
+export interface PublicationStats {
+  /** Publications whose first delivery failed, kept to be delivered again. */
+  delayed: number;
+  /** Publications given up after the retry bound: the queues they were for were dropped. */
+  abandoned: number;
+  /** Publications waiting now for another delivery attempt. */
+  backlog: number;
+  /** Queues dropped because they missed a publication. */
+  queuesDropped: number;
 }
 
 /** A newly created queue. */
@@ -307,4 +326,6 @@ export interface EventQueueStore {
   close(): Promise<void>;
   /** How many queues, events and waiting polls the store holds, counted when asked (for /metrics). */
   stats(): QueueStats | Promise<QueueStats>;
+  /** What became of publications that could not be delivered at once, counted in this process. */
+  publicationStats(): PublicationStats;
 }

@@ -6,7 +6,11 @@
 // Publishing happens in the process whose action committed: it reads the
 // recipients' queue IDs and (once per queue, then cached, as they never
 // change) their options, shapes the event for each queue as the memory store
-// would, and appends it with one script per queue, all in one round trip. A
+// would, and appends it with one script per queue, all in one round trip.
+// When Redis cannot take them, the publications wait in this process, in
+// order, and are tried again until the retry bound; past it they are given up
+// and the queues they were for dropped, so that no queue goes on without an
+// event it was owed (their clients register again). A
 // poll with nothing to answer records this process as its queue's waiter and
 // waits here, holding no connection; the append that follows publishes the
 // queue ID on this process's wake channel, and the poll then takes its events.
@@ -19,6 +23,7 @@ import {
   type EventQueueStore,
   type MessageEventHooks,
   type NewQueue,
+  type PublicationStats,
   type PollRequest,
   type Publication,
   type QueueLimits,
@@ -42,20 +47,48 @@ interface Waiter {
   timer: NodeJS.Timeout | null;
 }
 
-/** Publications waiting for the next round trip, with their callers. */
+/** A publication waiting for the next round trip, and how to tell its caller it was handled. */
 type Pending =
-  | { kind: 'users'; publication: Publication; userIds: number[]; done: Settle }
+  | { kind: 'users'; publication: Publication; userIds: number[]; done: () => void }
   | {
       kind: 'public';
       publication: Publication;
       realmId: number;
       except: Set<number>;
-      done: Settle;
+      done: () => void;
     };
-type Settle = { resolve: () => void; reject: (error: unknown) => void };
+
+/**
+ * One shaped event for one queue. `seq` numbers this process's appends in
+ * order, so that an append sent again after a failure (which may have hidden
+ * its success) is not added twice.
+ */
+interface Append {
+  queueId: string;
+  index: string;
+  json: string;
+  seq: number;
+}
+
+/** A batch of publications not delivered yet; its appends once shaped (shaping reads Redis too). */
+interface Undelivered {
+  batch: Pending[];
+  appends: Append[] | null;
+  /** Counted among the delayed publications. */
+  delayed: boolean;
+}
+
+/** What the store tells about publications it could not deliver at once. */
+export type PublicationReport = (what: string, fields: Record<string, unknown>) => void;
 
 /** Most queue options kept in memory; the oldest are forgotten past it. */
 const OPTIONS_CACHE_SIZE = 50_000;
+/** How long publications are retried before their queues are dropped, unless the limits say otherwise. */
+const PUBLISH_RETRY_MS = 30_000;
+/** The pause between two delivery attempts of undelivered publications. */
+const RETRY_INTERVAL_MS = 250;
+/** Most publications kept undelivered; past it they are given up at once. */
+const BACKLOG_LIMIT = 10_000;
 
 /** The event queues of every process, in Redis. */
 export class RedisQueueStore implements EventQueueStore {
@@ -67,29 +100,51 @@ export class RedisQueueStore implements EventQueueStore {
   private draining = false;
   private flushes: Promise<void> = Promise.resolve();
   private readonly indexMs: number;
+  /** Publications not delivered yet, oldest first; delivered in this order, never around one another. */
+  private backlog: Undelivered[] = [];
+  /** When the oldest undelivered publication first failed; 0 while none has. */
+  private failingSince = 0;
+  /** Queues, and indexes of queues, that missed a publication and are to be dropped. */
+  private readonly toDrop = { queues: new Set<string>(), indexes: new Set<string>() };
+  private retryTimer: NodeJS.Timeout | null = null;
+  private appendSeq = 0;
+  private readonly counts: PublicationStats = {
+    delayed: 0,
+    abandoned: 0,
+    backlog: 0,
+    queuesDropped: 0,
+  };
 
   private constructor(
     private readonly link: RedisLink,
     private readonly limits: QueueLimits,
     private readonly hooks: MessageEventHooks,
     private readonly onError: (error: unknown) => void,
+    private readonly report: PublicationReport,
   ) {
     this.indexMs = limits.idleTimeoutMs + limits.heartbeatMs + 1000;
   }
 
-  /** A store on `link`, listening for the wake-ups of this process's polls. */
+  /**
+   * A store on `link`, listening for the wake-ups of this process's polls.
+   * `onError` hears of failed reads; `report` of publications delayed,
+   * delivered late and given up.
+   */
   static async open(
     link: RedisLink,
     limits: QueueLimits,
     hooks: MessageEventHooks = noMessageHooks,
     onError: (error: unknown) => void = () => undefined,
+    report: PublicationReport = () => undefined,
   ): Promise<RedisQueueStore> {
-    const store = new RedisQueueStore(link, limits, hooks, onError);
+    const store = new RedisQueueStore(link, limits, hooks, onError, report);
     defineScripts(link.command);
     await link.subscribe(`wake:${link.processId}`, (queueId) => store.wake(queueId));
     // Wake-ups published while the subscriber was away are lost: look again.
+    // Undelivered publications need not wait for the next attempt.
     link.onReconnect(() => {
       for (const waiter of store.waiters.values()) store.wake(waiter.queueId);
+      store.retrySoon(0);
     });
     return store;
   }
@@ -195,13 +250,8 @@ export class RedisQueueStore implements EventQueueStore {
   }
 
   publish(publication: Publication, userIds: Iterable<number>): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.enqueue({
-        kind: 'users',
-        publication,
-        userIds: [...userIds],
-        done: { resolve, reject },
-      }),
+    return new Promise((done) =>
+      this.enqueue({ kind: 'users', publication, userIds: [...userIds], done }),
     );
   }
 
@@ -210,14 +260,8 @@ export class RedisQueueStore implements EventQueueStore {
     publication: Publication,
     exceptUserIds: Iterable<number>,
   ): Promise<void> {
-    return new Promise((resolve, reject) =>
-      this.enqueue({
-        kind: 'public',
-        publication,
-        realmId,
-        except: new Set(exceptUserIds),
-        done: { resolve, reject },
-      }),
+    return new Promise((done) =>
+      this.enqueue({ kind: 'public', publication, realmId, except: new Set(exceptUserIds), done }),
     );
   }
 
@@ -256,12 +300,27 @@ export class RedisQueueStore implements EventQueueStore {
     };
   }
 
+  publicationStats(): PublicationStats {
+    let backlog = 0;
+    for (const item of this.backlog) backlog += item.batch.length;
+    return { ...this.counts, backlog };
+  }
+
   /** Nothing to do: Redis removes the keys of idle queues itself. */
   sweep(): void {}
 
   async close(): Promise<void> {
     this.drain();
     await this.flushes;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const left = this.publicationStats().backlog;
+    if (left > 0 || this.toDrop.queues.size + this.toDrop.indexes.size > 0)
+      this.report('event publications lost at shutdown', {
+        publications: left,
+        queuesNotDropped: this.toDrop.queues.size,
+        indexesNotDropped: this.toDrop.indexes.size,
+      });
   }
 
   private queueKey(queueId: string): string {
@@ -340,24 +399,125 @@ export class RedisQueueStore implements EventQueueStore {
     else if (waiter.woken) void this.take(waiter, false);
   }
 
-  /** Adds a publication to the next round trip; one round trip runs at a time, in order. */
+  /**
+   * Adds a publication to the next round trip. One round trip runs at a
+   * time, in order. The caller is told once its publication is delivered or
+   * kept for a later attempt: a write never waits for Redis to come back.
+   */
   private enqueue(pending: Pending): void {
     this.batch.push(pending);
     if (this.flushQueued) return;
     this.flushQueued = true;
-    this.flushes = this.flushes.then(() => {
+    this.flushes = this.flushes.then(async () => {
       this.flushQueued = false;
       const batch = this.batch;
       this.batch = [];
-      return this.flush(batch).then(
-        () => batch.forEach((p) => p.done.resolve()),
-        (error) => batch.forEach((p) => p.done.reject(error)),
-      );
+      this.backlog.push({ batch, appends: null, delayed: false });
+      await this.deliver();
+      for (const p of batch) p.done();
     });
   }
 
-  /** Delivers a batch of publications: finds their queues, shapes each event per queue, appends. */
-  private async flush(batch: Pending[]): Promise<void> {
+  /**
+   * Delivers the undelivered publications, oldest first, after dropping the
+   * queues that missed one. At the first failure it stops, keeping the rest
+   * for the next attempt; once the oldest has failed for longer than the
+   * retry bound, or too many wait, they are given up and their queues dropped.
+   */
+  private async deliver(): Promise<void> {
+    try {
+      await this.dropMissed();
+      while (this.backlog.length > 0) {
+        const next = this.backlog[0];
+        next.appends ??= await this.shape(next.batch);
+        await this.append(next.appends);
+        this.backlog.shift();
+      }
+    } catch (error) {
+      this.delayed(error);
+      return;
+    }
+    if (this.failingSince > 0) {
+      this.report('event publications delivered again', {
+        afterMs: Date.now() - this.failingSince,
+      });
+      this.failingSince = 0;
+    }
+  }
+
+  /** Counts the publications just kept undelivered, gives them up past the bound, and plans the next attempt. */
+  private delayed(error: unknown): void {
+    const now = Date.now();
+    if (this.failingSince === 0) {
+      this.failingSince = now;
+      this.report('event publication delayed', { error: String(error) });
+    }
+    let waiting = 0;
+    for (const item of this.backlog) {
+      waiting += item.batch.length;
+      if (!item.delayed) this.counts.delayed += item.batch.length;
+      item.delayed = true;
+    }
+    const bound = this.limits.publishRetryMs ?? PUBLISH_RETRY_MS;
+    if (waiting > 0 && (now - this.failingSince >= bound || waiting > BACKLOG_LIMIT)) {
+      this.giveUp();
+      this.report('event publications given up: their queues will be dropped', {
+        publications: waiting,
+        error: String(error),
+      });
+    }
+    this.retrySoon(RETRY_INTERVAL_MS);
+  }
+
+  /** Gives up the undelivered publications: the queues they were for are to be dropped. */
+  private giveUp(): void {
+    for (const { batch, appends } of this.backlog) {
+      this.counts.abandoned += batch.length;
+      if (appends) {
+        for (const a of appends) this.toDrop.queues.add(a.queueId);
+        continue;
+      }
+      for (const p of batch) {
+        if (p.kind === 'public') this.toDrop.indexes.add(this.link.key(`rp:${p.realmId}`));
+        else for (const userId of p.userIds) this.toDrop.indexes.add(this.link.key(`u:${userId}`));
+      }
+    }
+    this.backlog = [];
+  }
+
+  /** Drops the queues that missed a publication (their next poll answers BAD_EVENT_QUEUE_ID). */
+  private async dropMissed(): Promise<void> {
+    const { queues, indexes } = this.toDrop;
+    if (queues.size + indexes.size === 0) return;
+    const dropped = (await runScript(
+      this.link.command,
+      'queuesDrop',
+      [],
+      [this.link.prefix, queues.size, ...queues, ...indexes],
+    )) as number;
+    for (const id of queues) this.optionsCache.delete(id);
+    queues.clear();
+    indexes.clear();
+    this.counts.queuesDropped += dropped;
+    this.report('event queues that missed a publication dropped', { queues: dropped });
+  }
+
+  /** Plans another delivery attempt, unless one is planned already. */
+  private retrySoon(delayMs: number): void {
+    if (this.retryTimer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.retryTimer);
+    }
+    if (this.backlog.length + this.toDrop.queues.size + this.toDrop.indexes.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.flushes = this.flushes.then(() => this.deliver());
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  /** Shapes a batch of publications: finds their queues and the event each queue gets, in the order published. */
+  private async shape(batch: Pending[]): Promise<Append[]> {
     const { command } = this.link;
     // 1. The queue IDs of the users and realms concerned.
     const indexes = new Map<string, string[]>();
@@ -367,29 +527,30 @@ export class RedisQueueStore implements EventQueueStore {
     }
     const members = await execAll(command, [...indexes.keys()], (pipe, key) => pipe.smembers(key));
     [...indexes.keys()].forEach((key, i) => indexes.set(key, members[i] as string[]));
-    // 2. The options of queues this process has not seen yet.
-    const gone = new Map<string, string>(); // queue ID -> the index it was found in
+    // 2. The options of queues this process has not seen yet; those gone leave their index.
     const unknown = new Map<string, string>();
     for (const [index, ids] of indexes)
       for (const id of ids) if (!this.optionsCache.has(id)) unknown.set(id, index);
     if (unknown.size > 0) {
       const ids = [...unknown.keys()];
       const found = await execAll(command, ids, (pipe, id) => pipe.hget(this.queueKey(id), 'opts'));
+      const gone = new Map<string, string>();
       ids.forEach((id, i) => {
         const json = found[i] as string | null;
         if (json) this.remember(id, JSON.parse(json) as QueueOptions);
         else gone.set(id, unknown.get(id)!);
       });
+      await this.forget(gone);
     }
     // 3. One append per queue that wants the event, in the order published.
-    const appends: { queueId: string; index: string; json: string }[] = [];
+    const appends: Append[] = [];
     for (const p of batch) {
       const shape = shaper(p.publication, this.hooks);
       const add = (queueId: string, index: string) => {
         const options = this.optionsCache.get(queueId);
         if (!options || (p.kind === 'public' && p.except.has(options.userId))) return;
         const json = shape(options);
-        if (json) appends.push({ queueId, index, json });
+        if (json) appends.push({ queueId, index, json, seq: ++this.appendSeq });
       };
       if (p.kind === 'public') {
         const index = this.link.key(`rp:${p.realmId}`);
@@ -401,25 +562,34 @@ export class RedisQueueStore implements EventQueueStore {
         }
       }
     }
+    return appends;
+  }
+
+  /** Appends shaped events to their queues, in one round trip; queues found gone leave their indexes. */
+  private async append(appends: Append[]): Promise<void> {
     const wakePrefix = this.link.key('wake:');
-    const ids = await execAll(command, appends, (pipe, a) =>
+    const ids = await execAll(this.link.command, appends, (pipe, a) =>
       runScript(
         pipe,
         'queueAppend',
         [this.queueKey(a.queueId), this.eventsKey(a.queueId)],
-        [a.json, this.limits.maxEvents, wakePrefix, a.queueId],
+        [a.json, this.limits.maxEvents, wakePrefix, a.queueId, this.link.processId, a.seq],
       ),
     );
+    const gone = new Map<string, string>();
     appends.forEach((a, i) => {
       if (ids[i] === -1) gone.set(a.queueId, a.index);
     });
-    // 4. Queues that expired leave their indexes.
-    if (gone.size > 0) {
-      for (const id of gone.keys()) this.optionsCache.delete(id);
-      const pipe = command.pipeline();
-      for (const [id, index] of gone) pipe.srem(index, id);
-      await pipe.exec();
-    }
+    await this.forget(gone);
+  }
+
+  /** Removes expired queues (ID -> the index it was found in) from their indexes. */
+  private async forget(gone: Map<string, string>): Promise<void> {
+    if (gone.size === 0) return;
+    for (const id of gone.keys()) this.optionsCache.delete(id);
+    const pipe = this.link.command.pipeline();
+    for (const [id, index] of gone) pipe.srem(index, id);
+    await pipe.exec();
   }
 }
 

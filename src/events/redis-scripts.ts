@@ -3,7 +3,8 @@
 //
 // A queue is two keys, `<prefix>q:{<id>}` (a hash: `user`, `realm`, `opts`
 // the registration options as JSON, `public` for all_public_streams queues,
-// `last` the last event ID, `waiter` the process whose poll waits on it) and `<prefix>q:{<id>}:ev` (a sorted set of
+// `last` the last event ID, `waiter` the process whose poll waits on it,
+// `p:<process>` the number of that process's last append to it) and `<prefix>q:{<id>}:ev` (a sorted set of
 // the events as JSON, scored by event ID). Both expire when the queue goes
 // unpolled for the idle timeout. `<prefix>u:<user_id>` and
 // `<prefix>rp:<realm_id>` index the queues of a user and a realm's
@@ -34,13 +35,22 @@ return 1`,
   /**
    * Appends an event: numbers it, trims the queue to its bound and wakes the
    * waiting poll. KEYS: queue, events. ARGV: event JSON (an object), most
-   * events, wake channel prefix, queue ID. Answers the event ID, or -1 when
-   * the queue is gone.
+   * events, wake channel prefix, queue ID, and for a publication the
+   * publishing process and the append's number in it ('' for a heartbeat).
+   * The queue remembers the last number of each process, so that an append
+   * sent again after a failure that hid its success is not added twice.
+   * Answers the event ID, -1 when the queue is gone, -2 when the append was
+   * done before.
    */
   queueAppend: {
     keys: 2,
     lua: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if ARGV[6] and ARGV[6] ~= '' then
+  local field = 'p:' .. ARGV[5]
+  if tonumber(redis.call('HGET', KEYS[1], field) or '0') >= tonumber(ARGV[6]) then return -2 end
+  redis.call('HSET', KEYS[1], field, ARGV[6])
+end
 local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
 redis.call('ZADD', KEYS[2], id, string.sub(ARGV[1], 1, -2) .. ',"id":' .. id .. '}')
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[2]))
@@ -121,6 +131,40 @@ redis.call('SREM', ARGV[2] .. 'u:' .. ARGV[1], ARGV[3])
 redis.call('SREM', ARGV[2] .. 'rp:' .. realm, ARGV[3])
 if waiter then redis.call('PUBLISH', ARGV[2] .. 'wake:' .. waiter, ARGV[3]) end
 return 1`,
+  },
+  /**
+   * Drops queues that missed a publication, so that their next poll answers
+   * BAD_EVENT_QUEUE_ID and their clients register again, and wakes their
+   * waiting polls. KEYS: none. ARGV: key prefix, how many queue IDs follow,
+   * the queue IDs, then index keys (of a user's queues, or of an
+   * organization's public queues) whose every queue is dropped. Answers how
+   * many queues were dropped.
+   */
+  queuesDrop: {
+    keys: 0,
+    lua: `
+local prefix = ARGV[1]
+local n = tonumber(ARGV[2])
+local ids = {}
+for i = 3, 2 + n do ids[#ids + 1] = ARGV[i] end
+for i = 3 + n, #ARGV do
+  for _, id in ipairs(redis.call('SMEMBERS', ARGV[i])) do ids[#ids + 1] = id end
+end
+local dropped = 0
+for _, id in ipairs(ids) do
+  local queue = prefix .. 'q:{' .. id .. '}'
+  local user = redis.call('HGET', queue, 'user')
+  if user then
+    local realm = redis.call('HGET', queue, 'realm')
+    local waiter = redis.call('HGET', queue, 'waiter')
+    redis.call('DEL', queue, queue .. ':ev')
+    redis.call('SREM', prefix .. 'u:' .. user, id)
+    redis.call('SREM', prefix .. 'rp:' .. realm, id)
+    if waiter then redis.call('PUBLISH', prefix .. 'wake:' .. waiter, id) end
+    dropped = dropped + 1
+  end
+end
+return dropped`,
   },
 } as const;
 

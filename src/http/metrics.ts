@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Scheduler } from '../lib/messages/scheduler';
 import type { Database } from '../db/client';
-import type { EventQueueStore, QueueStats } from '../events/queues';
+import type { EventQueueStore, PublicationStats, QueueStats } from '../events/queues';
 import { passwordChecks } from '../lib/users/secrets';
 import { emailNotificationStats } from '../actions/notifications/email-notifications';
 
@@ -98,6 +98,39 @@ function registerStateMetrics(
     'Events held in the event queues, not yet acknowledged by their clients.',
     'events',
   );
+  const publications = (name: string, help: string, field: keyof PublicationStats) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(queues.publicationStats()[field]);
+      },
+    });
+  publications(
+    'chat_event_publications_delayed_total',
+    'Events whose delivery to their queues failed at first (Redis unreachable) and was retried.',
+    'delayed',
+  );
+  publications(
+    'chat_event_publications_abandoned_total',
+    'Events not delivered within EVENT_PUBLISH_RETRY_SECONDS: the queues they were for are dropped, so that their clients register again.',
+    'abandoned',
+  );
+  publications(
+    'chat_event_queues_dropped_total',
+    'Event queues dropped by this process because they missed an event.',
+    'queuesDropped',
+  );
+  new Gauge({
+    name: 'chat_event_publication_backlog',
+    help: 'Events of this process waiting for another attempt at their delivery.',
+    registers: [registry],
+    collect() {
+      this.set(queues.publicationStats().backlog);
+    },
+  });
   new Counter({
     name: 'chat_periodic_task_runs_total',
     help: 'Finished runs of the periodic task (scheduled messages, due organization deletions) in this process.',
