@@ -2,10 +2,13 @@
 // needs it: its route, whether it needs credentials (and whether an API key
 // may come in the query string), the body types it accepts, whether its body
 // is one payload, and where and how each of its parameters is read.
-import { resolve } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type Ajv from 'ajv';
 import OpenAPIBackend from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
+import { parse } from 'yaml';
 import { projectRoot } from '../paths';
 import { JSON_TYPE, MULTIPART_TYPE, URLENCODED_TYPE } from './body';
 
@@ -61,6 +64,84 @@ export interface OperationSpec {
 
 /** The location of openapi.yaml. */
 export const specPath = resolve(projectRoot, 'openapi.yaml');
+
+/** Where parsed copies of the contract are kept between starts (beside other tools' caches). */
+const PARSED_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-contract');
+
+/**
+ * The contract at `path`, parsed. Parsing its megabyte of YAML takes a second
+ * or more of CPU, at every start of a server (and of every test file), so the
+ * parsed document is kept as JSON, named by the hash of the YAML text (and of this module), and
+ * later starts read that back in milliseconds. A cache that cannot be written
+ * only costs the next start the parse.
+ */
+export function readContract(path = specPath): OpenAPIV3.Document {
+  const text = readFileSync(path, 'utf8');
+  // This module's code is part of the key: it shapes the document it caches.
+  const hash = createHash('sha256')
+    .update(text)
+    .update(readFileSync(__filename))
+    .digest('hex')
+    .slice(0, 32);
+  const cached = join(PARSED_CACHE_DIR, `${hash}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8')) as OpenAPIV3.Document;
+  } catch {
+    // not cached yet, or unreadable: parse
+  }
+  const document = plainReferences(parse(text) as OpenAPIV3.Document);
+  try {
+    mkdirSync(PARSED_CACHE_DIR, { recursive: true });
+    // Several processes may start at once: each writes its own file and renames it into place.
+    const partial = `${cached}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(partial, JSON.stringify(document));
+    renameSync(partial, cached);
+  } catch {
+    // a read-only tree: parse again next time
+  }
+  return document;
+}
+
+/**
+ * Makes every `$ref` of `document` point straight at what it stands for, by
+ * a pointer without escapes: a chain of references becomes a reference to
+ * its end, and a reference whose pointer needs an escape (`~1` for the `/` of
+ * `application/json`) becomes a copy of its target. openapi-backend's quick
+ * dereferencer follows pointers segment by segment, without unescaping them
+ * or following a reference it lands on; with this it finds what a full
+ * JSON Pointer resolver would.
+ */
+function plainReferences(document: OpenAPIV3.Document): OpenAPIV3.Document {
+  const at = (ref: string): unknown => {
+    let node: unknown = document;
+    for (const segment of ref.slice(2).split('/')) {
+      const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+      node = (node as Record<string, unknown> | undefined)?.[key];
+    }
+    if (node === undefined) throw new Error(`openapi.yaml: $ref ${ref} names nothing`);
+    return node;
+  };
+  const isRef = (node: unknown): node is { $ref: string } =>
+    typeof (node as { $ref?: unknown } | null)?.$ref === 'string';
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    if (isRef(node)) {
+      let ref = node.$ref;
+      let target = at(ref);
+      for (let hops = 0; isRef(target); hops++) {
+        if (hops > 20) throw new Error(`openapi.yaml: $ref ${node.$ref} goes round in circles`);
+        ref = target.$ref;
+        target = at(ref);
+      }
+      return ref.includes('~') ? visit(structuredClone(target)) : { $ref: ref };
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) out[key] = visit(value);
+    return out;
+  };
+  return visit(document) as OpenAPIV3.Document;
+}
 
 /** This module's file: how the server reads the contract is part of what its validators are compiled from. */
 export const specModule = __filename;
@@ -214,7 +295,9 @@ export async function loadSpec(path = specPath): Promise<{
 }> {
   const compilers: Ajv[] = [];
   const api = new OpenAPIBackend({
-    definition: path,
+    // An object, not the path: openapi-backend then dereferences it with its
+    // quick synchronous dereferencer rather than a parse and a slower one.
+    definition: readContract(path),
     quick: true,
     validate: true,
     ajvOpts: {
