@@ -6792,9 +6792,15 @@ export interface components {
              *     visibility policy.
              */
             edit_history?: components["schemas"]["MessageEditHistoryEntry"][];
-            /** @description Time of the last content edit in UNIX seconds; present only when the content was edited. */
+            /**
+             * @description Time of the last content edit in UNIX seconds; present only when the content was edited
+             *     (a move alone leaves it out, feature level 365).
+             */
             last_edit_timestamp?: number;
-            /** @description Time of the last topic or channel move in UNIX seconds; present only when the message was moved. */
+            /**
+             * @description Time of the last topic or channel move in UNIX seconds; present only when the message was
+             *     moved. Resolving or unresolving the topic is not a move (feature level 365).
+             */
             last_moved_timestamp?: number;
             /** @description With a search narrow, the rendered content with matches highlighted. */
             match_content?: string;
