@@ -1853,6 +1853,58 @@ export interface paths {
         patch: operations["update-settings"];
         trace?: never;
     };
+    "/settings/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update display settings
+         * @deprecated
+         * @description The display settings endpoint of before feature level 80, kept as
+         *     Zulip keeps it: an alias of `PATCH /settings`, with the same
+         *     parameters, answers and events. Any personal setting may be changed
+         *     through it, not only the display ones. Zulip's Python client
+         *     (`update_notification_settings`) still calls
+         *     `PATCH /settings/notifications`.
+         */
+        patch: operations["update-display-settings"];
+        trace?: never;
+    };
+    "/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update notification settings
+         * @deprecated
+         * @description The notification settings endpoint of before feature level 80, kept as
+         *     Zulip keeps it: an alias of `PATCH /settings`, with the same
+         *     parameters, answers and events. Any personal setting may be changed
+         *     through it, not only the notification ones. Zulip's Python client
+         *     (`update_notification_settings`) still calls
+         *     `PATCH /settings/notifications`.
+         */
+        patch: operations["update-notification-settings"];
+        trace?: never;
+    };
     "/realm/user_settings_defaults": {
         parameters: {
             query?: never;
@@ -6740,9 +6792,15 @@ export interface components {
              *     visibility policy.
              */
             edit_history?: components["schemas"]["MessageEditHistoryEntry"][];
-            /** @description Time of the last content edit in UNIX seconds; present only when the content was edited. */
+            /**
+             * @description Time of the last content edit in UNIX seconds; present only when the content was edited
+             *     (a move alone leaves it out, feature level 365).
+             */
             last_edit_timestamp?: number;
-            /** @description Time of the last topic or channel move in UNIX seconds; present only when the message was moved. */
+            /**
+             * @description Time of the last topic or channel move in UNIX seconds; present only when the message was
+             *     moved. Resolving or unresolving the topic is not a move (feature level 365).
+             */
             last_moved_timestamp?: number;
             /** @description With a search narrow, the rendered content with matches highlighted. */
             match_content?: string;
@@ -12989,6 +13047,82 @@ export interface operations {
         };
     };
     "update-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateSettingsRequest"];
+        responses: {
+            /** @description The settings were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "update-display-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateSettingsRequest"];
+        responses: {
+            /** @description The settings were updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: a parameter was missing or malformed, an ID
+             *     did not name an object the user can access, or a rule of the operation
+             *     was broken. `code` is `BAD_REQUEST` unless a more specific code exists.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "update-notification-settings": {
         parameters: {
             query?: never;
             header?: never;

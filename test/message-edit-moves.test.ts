@@ -397,3 +397,35 @@ test("the new topic must satisfy the channel's topics policy", async () => {
     tx.stream.update({ where: { id: lobby }, data: { topicsPolicy: 'inherit' } }),
   );
 });
+
+test('a move sets last_moved_timestamp, not last_edit_timestamp; resolving sets neither', async () => {
+  const stamps = async (id: number) => {
+    const { message } = (await server.call('GET', `/messages/${id}`, { as: cast.member2 })).body;
+    return {
+      edited: message.last_edit_timestamp !== undefined,
+      moved: message.last_moved_timestamp !== undefined,
+    };
+  };
+  const [first, second] = [
+    await sendToChannel(server, cast.member, 'lobby', 'stamps', 'one'),
+    await sendToChannel(server, cast.member, 'lobby', 'stamps', 'two'),
+  ];
+  expect(
+    (await edit(cast.member, first, { topic: '✔ stamps', propagate_mode: 'change_all' })).status,
+  ).toBe(200);
+  expect(await stamps(first)).toEqual({ edited: false, moved: false });
+  expect(
+    (await edit(cast.member, first, { topic: 'stamps', propagate_mode: 'change_all' })).status,
+  ).toBe(200);
+  expect(await stamps(second)).toEqual({ edited: false, moved: false });
+  expect(
+    (await edit(cast.member, first, { topic: 'stamped', propagate_mode: 'change_all' })).status,
+  ).toBe(200);
+  expect(await stamps(first)).toEqual({ edited: false, moved: true });
+  expect(await stamps(second)).toEqual({ edited: false, moved: true });
+  expect((await edit(cast.member, second, { content: 'two, edited' })).status).toBe(200);
+  expect(await stamps(second)).toEqual({ edited: true, moved: true });
+  const third = await sendToChannel(server, cast.member, 'lobby', 'stamps', 'three');
+  expect((await edit(cast.member, third, { content: 'three, edited' })).status).toBe(200);
+  expect(await stamps(third)).toEqual({ edited: true, moved: false });
+});

@@ -304,3 +304,44 @@ test('JSON bodies carry the settings as native values', async () => {
     hide_ai_features: true,
   });
 });
+
+test('the endpoints merged into PATCH /settings still change any setting, as Zulip keeps them', async () => {
+  // Zulip's Python client calls PATCH /settings/notifications for update_notification_settings.
+  const user = await freshUser();
+  const { queue_id } = await register(user, {
+    event_types: ['user_settings'],
+    client_capabilities: { user_settings_object: true },
+  });
+  const notifications = await server.call('PATCH', '/settings/notifications', {
+    as: user,
+    params: { enable_sounds: false, emojiset: 'text' },
+  });
+  expect(notifications.body).toEqual({ result: 'success', msg: '' });
+  const display = await server.call('PATCH', '/settings/display', {
+    as: user,
+    params: { color_scheme: 2, enable_digest_emails: false },
+  });
+  expect(display.body).toEqual({ result: 'success', msg: '' });
+  const refused = await server.call('PATCH', '/settings/notifications', {
+    as: user,
+    params: { timezone: 'Europe/Elsinore' },
+  });
+  expect(refused.body).toEqual({
+    result: 'error',
+    msg: 'timezone is not a recognized time zone',
+    code: 'BAD_REQUEST',
+  });
+  const { user_settings } = await register(user, { fetch_event_types: ['user_settings'] });
+  expect(user_settings).toMatchObject({
+    enable_sounds: false,
+    emojiset: 'text',
+    color_scheme: 2,
+    enable_digest_emails: false,
+  });
+  expect((await events(user, queue_id)).map((e) => [e.type, e.op, e.property, e.value])).toEqual([
+    ['user_settings', 'update', 'emojiset', 'text'],
+    ['user_settings', 'update', 'enable_sounds', false],
+    ['user_settings', 'update', 'color_scheme', 2],
+    ['user_settings', 'update', 'enable_digest_emails', false],
+  ]);
+});

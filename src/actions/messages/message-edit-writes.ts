@@ -8,7 +8,7 @@ import type { RenderResult } from '../../lib/markdown';
 import { isGuest } from '../../lib/channels/stream-access';
 import { withEdit, type EditEntry } from '../../lib/messages/edit-history';
 import type { FlagColumns } from '../../lib/messages/flags';
-import { subscribersAmong } from '../../lib/messages/message-edit-rules';
+import { resolveKind, subscribersAmong } from '../../lib/messages/message-edit-rules';
 import { isMeMessage } from '../../lib/messages/message-send';
 import { usersAlerted } from '../../lib/users/alert-words';
 
@@ -44,7 +44,21 @@ export interface EditWritten {
   losing: number[];
 }
 
-/** Writes an edit: the target's content, then the moved messages' topic and channel, then the recipients' rows. */
+/**
+ * Whether changing `m` to `topic` in `target` counts as a move for its
+ * `last_moved_timestamp`: a change of channel, or of topic other than resolving
+ * or unresolving it (as Zulip counts it, feature level 365).
+ */
+function countsAsMove(m: Message, topic: string | undefined, target: Stream | null): boolean {
+  if (target !== null && target.id !== m.streamId) return true;
+  return topic !== undefined && topic !== m.topic && resolveKind(m.topic, topic) === null;
+}
+
+/**
+ * Writes an edit: the target's content, then the moved messages' topic and
+ * channel, then the recipients' rows. `last_edit_timestamp` follows content
+ * edits only, `last_moved_timestamp` moves only.
+ */
 export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<EditWritten> {
   const { now, message, content, topic, target, moved } = plan;
   const seconds = Math.floor(now.getTime() / 1000);
@@ -70,9 +84,8 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
         hasImage: rendered.hasImage,
         hasLink: rendered.hasLink,
         isMeMessage: isMeMessage(text),
-        ...(topic !== undefined
-          ? { topic, topicLower: topic.toLowerCase(), lastMovedTime: now }
-          : {}),
+        ...(topic !== undefined ? { topic, topicLower: topic.toLowerCase() } : {}),
+        ...(countsAsMove(message, topic, target) ? { lastMovedTime: now } : {}),
       },
     });
     await updateMentionFlags(tx, message.id, rendered);
@@ -93,8 +106,7 @@ export async function writeEdit(tx: Db, editor: User, plan: EditPlan): Promise<E
       where: { id: m.id },
       data: {
         editHistory: withEdit(m, entry),
-        lastEditTime: now,
-        lastMovedTime: now,
+        ...(countsAsMove(m, topic, target) ? { lastMovedTime: now } : {}),
         ...(topic !== undefined ? { topic, topicLower: topic.toLowerCase() } : {}),
         ...(target !== null ? { streamId: target.id } : {}),
       },
