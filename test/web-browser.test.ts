@@ -417,6 +417,16 @@ describe('two people chat in the web client', () => {
     await message(page, 'Lunch at noon?').waitFor({ timeout: WAIT });
     await page.screenshot({ path: join(screenshots, 'web-desktop.png') });
     expect(await seriousViolations(page)).toEqual([]);
+    // The settings dialog takes the focus, and Esc gives it back to the Settings button.
+    const focused = () =>
+      page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('dialog', { name: 'Settings' }).waitFor({ timeout: WAIT });
+    expect(await focused()).toBe('Profile');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Settings' }).waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Settings');
     const phone = await signIn(
       await newContext({ phone: true, bypassCSP: true }),
       cast.member.email,
@@ -432,7 +442,8 @@ describe('two people chat in the web client', () => {
     await expectInside(phone, phone.getByLabel('Topic'));
     const channels = phone.getByRole('navigation', { name: 'Channels and conversations' });
     expect(await channels.isVisible()).toBe(false);
-    await phone.getByRole('button', { name: 'Channels and conversations' }).click();
+    // Enter on the button opens the panel (it does not reply to a message).
+    await phone.getByRole('button', { name: 'Channels and conversations' }).press('Enter');
     await channels.getByRole('link', { name: /design/ }).waitFor({ timeout: WAIT });
     await expectInside(phone, channels);
     await phone.screenshot({ path: join(screenshots, 'web-phone-channels.png') });

@@ -65,7 +65,9 @@ function reportPresence(): void {
 function onKey(event: KeyboardEvent, closePanels: () => boolean): void {
   const target = event.target as HTMLElement;
   const typing =
-    target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable;
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.isContentEditable;
+  // Enter on a button or a link presses it; it replies only from a message or the page.
+  const pressing = event.key === 'Enter' && (target.tagName === 'BUTTON' || target.tagName === 'A');
   if (event.key === 'Escape') {
     // A dialog or side panel closes first, and gives the focus back where it was.
     if (closePanels()) return;
@@ -76,7 +78,7 @@ function onKey(event: KeyboardEvent, closePanels: () => boolean): void {
     (document.activeElement as HTMLElement | null)?.blur();
     return;
   }
-  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (typing || pressing || event.ctrlKey || event.metaKey || event.altKey) return;
   const message = selectedMessage();
   switch (event.key) {
     case 'j':
@@ -169,6 +171,8 @@ export function App() {
   useEffect(() => {
     const popped = () => void openNarrow(parseHash(location.hash), false);
     const keys = (e: KeyboardEvent) => {
+      // While the settings dialog is open, the keys of the message list wait.
+      if (open.current.settings && e.key !== 'Escape') return;
       onKey(e, () => {
         if (open.current.settings) {
           setSettings(false);
