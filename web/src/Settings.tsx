@@ -114,11 +114,12 @@ function Channels() {
           const subscribed = s.subscriptions.has(c.stream_id);
           return (
             <li key={c.stream_id}>
-              <span>
+              <span class="channel-name">
                 #{c.name} <small>{c.description}</small>
               </span>
               {subscribed ? (
                 <button
+                  aria-label={`Leave #${c.name}`}
                   onClick={() =>
                     void ok(
                       api.DELETE('/users/me/subscriptions', {
@@ -127,10 +128,12 @@ function Channels() {
                     ).catch(showError)
                   }
                 >
-                  Leave #{c.name}
+                  Leave
                 </button>
               ) : (
-                <button onClick={() => void join(c.name)}>Join #{c.name}</button>
+                <button aria-label={`Join #${c.name}`} onClick={() => void join(c.name)}>
+                  Join
+                </button>
               )}
             </li>
           );
@@ -237,6 +240,7 @@ function Organization() {
               <label>
                 {u.full_name}
                 <select
+                  aria-label={`Role of ${u.full_name}`}
                   value={u.role}
                   disabled={u.user_id === state.userId}
                   onChange={(e) =>
