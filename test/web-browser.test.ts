@@ -87,6 +87,22 @@ async function sendToDesign(page: Page, topic: string, text: string) {
   );
 }
 
+/** Fails unless `what` lies wholly inside `page`'s viewport, and the page is no wider than it. */
+async function expectInside(page: Page, what: ReturnType<Page['locator']>) {
+  await what.waitFor({ timeout: WAIT });
+  const viewport = page.viewportSize()!;
+  const widths = await page.evaluate(() => ({
+    scroll: (globalThis as any).document.documentElement.scrollWidth as number,
+    inner: (globalThis as any).innerWidth as number,
+  }));
+  expect(widths).toEqual({ scroll: viewport.width, inner: viewport.width });
+  const box = (await what.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.y).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+  expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+}
+
 /** Runs axe-core in `page`: the violations rated serious or critical. */
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
@@ -401,10 +417,43 @@ describe('two people chat in the web client', () => {
     await message(page, 'Lunch at noon?').waitFor({ timeout: WAIT });
     await page.screenshot({ path: join(screenshots, 'web-desktop.png') });
     expect(await seriousViolations(page)).toEqual([]);
-    const phone = await signIn(await newContext({ phone: true }), cast.member.email);
+    // The settings dialog takes the focus, and Esc gives it back to the Settings button.
+    const focused = () =>
+      page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('dialog', { name: 'Settings' }).waitFor({ timeout: WAIT });
+    expect(await focused()).toBe('Profile');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Settings' }).waitFor({ state: 'detached' });
+    expect(await focused()).toBe('Settings');
+    const phone = await signIn(
+      await newContext({ phone: true, bypassCSP: true }),
+      cast.member.email,
+    );
     await phone.goto(`${relay.url}/#narrow/channel/${design}/topic/lunch`);
     await message(phone, 'Lunch at noon?').waitFor({ timeout: WAIT });
     await phone.screenshot({ path: join(screenshots, 'web-phone.png') });
+    // At phone width nothing sticks out on the right: the header's Sign out, the compose
+    // box's Send, and the channels and people open over the messages from their buttons.
+    await expectInside(phone, phone.getByRole('button', { name: 'Sign out' }));
+    await phone.getByRole('button', { name: /^New channel message/ }).click();
+    await expectInside(phone, phone.getByRole('button', { name: 'Send' }));
+    await expectInside(phone, phone.getByLabel('Topic'));
+    const channels = phone.getByRole('navigation', { name: 'Channels and conversations' });
+    expect(await channels.isVisible()).toBe(false);
+    // Enter on the button opens the panel (it does not reply to a message).
+    await phone.getByRole('button', { name: 'Channels and conversations' }).press('Enter');
+    await channels.getByRole('link', { name: /design/ }).waitFor({ timeout: WAIT });
+    await expectInside(phone, channels);
+    await phone.screenshot({ path: join(screenshots, 'web-phone-channels.png') });
+    await phone.keyboard.press('Escape');
+    await channels.waitFor({ state: 'hidden', timeout: WAIT });
+    await phone.getByRole('button', { name: 'People', exact: true }).click();
+    const people = phone.getByRole('complementary', { name: 'People' });
+    await people.getByText('King Hamlet').waitFor({ timeout: WAIT });
+    await expectInside(phone, people);
+    expect(await seriousViolations(phone)).toEqual([]);
     const login = await (await newContext({ bypassCSP: true })).newPage();
     await login.goto(relay.url);
     await login.getByLabel('Email address').waitFor({ timeout: WAIT });

@@ -1,7 +1,7 @@
 // The app: the sign-in form while signed out; then Zulip's layout, channels
 // and conversations on the left, the messages and the compose box in the
 // middle, people on the right, with the keyboard keys Zulip's web app has.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, setCsrf } from './api';
 import { Compose, composeState, openCompose } from './Compose';
 import { loadEmoji } from './emoji';
@@ -62,12 +62,15 @@ function reportPresence(): void {
   ).catch(() => undefined);
 }
 
-function onKey(event: KeyboardEvent, openSettings: (open: boolean) => void): void {
+function onKey(event: KeyboardEvent, closePanels: () => boolean): void {
   const target = event.target as HTMLElement;
   const typing =
-    target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable;
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName) || target.isContentEditable;
+  // Enter on a button or a link presses it; it replies only from a message or the page.
+  const pressing = event.key === 'Enter' && (target.tagName === 'BUTTON' || target.tagName === 'A');
   if (event.key === 'Escape') {
-    openSettings(false);
+    // A dialog or side panel closes first, and gives the focus back where it was.
+    if (closePanels()) return;
     if (composeState.open) {
       composeState.open = false;
       changed();
@@ -75,7 +78,7 @@ function onKey(event: KeyboardEvent, openSettings: (open: boolean) => void): voi
     (document.activeElement as HTMLElement | null)?.blur();
     return;
   }
-  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (typing || pressing || event.ctrlKey || event.metaKey || event.altKey) return;
   const message = selectedMessage();
   switch (event.key) {
     case 'j':
@@ -122,12 +125,44 @@ function onKey(event: KeyboardEvent, openSettings: (open: boolean) => void): voi
   event.preventDefault();
 }
 
+/** The icons of the buttons that open the side panels at phone width (no font needed). */
+function Icon({ name }: { name: 'menu' | 'people' }) {
+  return (
+    <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">
+      {name === 'menu' ? (
+        <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" stroke-width="2" />
+      ) : (
+        <path
+          d="M7 9a3 3 0 1 0 0-6 3 3 0 0 0 0 6zm-5 8c0-3 2.2-5 5-5s5 2 5 5zm11.5-8a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5zM13 17h6c0-2.6-1.7-4.4-4-4.8-.7 0-1.4.2-2 .5 1 1.1 1.6 2.6 1.6 4.3z"
+          fill="currentColor"
+        />
+      )}
+    </svg>
+  );
+}
+
+type Panel = '' | 'left' | 'right';
+
 /** The whole page. */
 export function App() {
   const s = useStore();
   const [settings, setSettings] = useState(false);
-  const [panel, setPanel] = useState<'' | 'left' | 'right'>('');
+  const [panel, setPanel] = useState<Panel>('');
   const [search, setSearch] = useState('');
+  // What Esc closes, read by the key handler installed once.
+  const open = useRef({ settings, panel });
+  open.current = { settings, panel };
+  const toggles = { left: useRef<HTMLButtonElement>(null), right: useRef<HTMLButtonElement>(null) };
+  const settingsButton = useRef<HTMLButtonElement>(null);
+
+  /** Opens `side` (or closes it when open); at phone width the panel lies over the messages. */
+  const togglePanel = (side: Panel) => setPanel(panel === side ? '' : side);
+
+  // An opened panel takes the focus, so that the keyboard and screen readers land in it.
+  useEffect(() => {
+    if (!panel) return;
+    document.querySelector<HTMLElement>(`#${panel}-panel a, #${panel}-panel button`)?.focus();
+  }, [panel]);
 
   useEffect(() => {
     if (s.signedIn && !s.ready) void start();
@@ -135,7 +170,24 @@ export function App() {
 
   useEffect(() => {
     const popped = () => void openNarrow(parseHash(location.hash), false);
-    const keys = (e: KeyboardEvent) => onKey(e, setSettings);
+    const keys = (e: KeyboardEvent) => {
+      // While the settings dialog is open, the keys of the message list wait.
+      if (open.current.settings && e.key !== 'Escape') return;
+      onKey(e, () => {
+        if (open.current.settings) {
+          setSettings(false);
+          settingsButton.current?.focus();
+          return true;
+        }
+        const side = open.current.panel;
+        if (side) {
+          setPanel('');
+          toggles[side].current?.focus();
+          return true;
+        }
+        return false;
+      });
+    };
     window.addEventListener('popstate', popped);
     window.addEventListener('keydown', keys);
     const presence = setInterval(reportPresence, 60_000);
@@ -169,12 +221,14 @@ export function App() {
     <div class={`app ${panel ? `show-${panel}` : ''}`}>
       <header class="top">
         <button
+          ref={toggles.left}
           class="icon phone-only"
           aria-label="Channels and conversations"
+          aria-controls="left-panel"
           aria-expanded={panel === 'left'}
-          onClick={() => setPanel(panel === 'left' ? '' : 'left')}
+          onClick={() => togglePanel('left')}
         >
-          ☰
+          <Icon name="menu" />
         </button>
         <strong class="realm">{s.realmName}</strong>
         <form
@@ -199,15 +253,25 @@ export function App() {
             Reconnecting…
           </span>
         )}
-        <button onClick={() => setSettings(true)}>Settings</button>
+        <button
+          ref={settingsButton}
+          onClick={() => {
+            setPanel('');
+            setSettings(true);
+          }}
+        >
+          Settings
+        </button>
         <button onClick={() => void signOut()}>Sign out</button>
         <button
+          ref={toggles.right}
           class="icon phone-only"
           aria-label="People"
+          aria-controls="right-panel"
           aria-expanded={panel === 'right'}
-          onClick={() => setPanel(panel === 'right' ? '' : 'right')}
+          onClick={() => togglePanel('right')}
         >
-          👥
+          <Icon name="people" />
         </button>
       </header>
       <Sidebar onPick={() => setPanel('')} />
@@ -230,8 +294,16 @@ export function App() {
         <MessageList />
         <Compose />
       </main>
+      {panel && <div class="backdrop" aria-hidden="true" onClick={() => setPanel('')} />}
       <Users onPick={() => setPanel('')} />
-      {settings && <Settings onClose={() => setSettings(false)} />}
+      {settings && (
+        <Settings
+          onClose={() => {
+            setSettings(false);
+            settingsButton.current?.focus();
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -172,6 +172,7 @@ export function Compose() {
     return (
       <div class="compose-closed">
         <button
+          aria-keyshortcuts="c"
           onClick={() =>
             openCompose({
               kind: 'stream',
@@ -183,14 +184,15 @@ export function Compose() {
             })
           }
         >
-          New channel message (c)
+          New channel message<span class="key-hint"> (c)</span>
         </button>
         <button
+          aria-keyshortcuts="x"
           onClick={() =>
             openCompose({ kind: 'dm', userIds: s.narrow.kind === 'dm' ? s.narrow.userIds : [] })
           }
         >
-          New direct message (x)
+          New direct message<span class="key-hint"> (x)</span>
         </button>
       </div>
     );

@@ -220,7 +220,20 @@ function MessageRow({ m, selected }: { m: Message; selected: boolean }) {
                     ).catch(showError);
                 }}
               >
-                🗑
+                <svg
+                  viewBox="0 0 16 16"
+                  width="14"
+                  height="14"
+                  aria-hidden="true"
+                  focusable="false"
+                >
+                  <path
+                    d="M2 4h12M6 4V2h4v2M4 4l1 10h6l1-10M7 7v5M9 7v5"
+                    fill="none"
+                    stroke="currentColor"
+                    stroke-width="1.4"
+                  />
+                </svg>
               </button>
             </>
           )}

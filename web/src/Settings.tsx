@@ -1,7 +1,7 @@
 // Settings: the person's name and password; their channels (browse,
 // join, leave, create); and for administrators the organization's name,
 // invitations and people's roles.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from './api';
 import { showError, state, useStore } from './store';
 
@@ -114,11 +114,12 @@ function Channels() {
           const subscribed = s.subscriptions.has(c.stream_id);
           return (
             <li key={c.stream_id}>
-              <span>
+              <span class="channel-name">
                 #{c.name} <small>{c.description}</small>
               </span>
               {subscribed ? (
                 <button
+                  aria-label={`Leave #${c.name}`}
                   onClick={() =>
                     void ok(
                       api.DELETE('/users/me/subscriptions', {
@@ -127,10 +128,12 @@ function Channels() {
                     ).catch(showError)
                   }
                 >
-                  Leave #{c.name}
+                  Leave
                 </button>
               ) : (
-                <button onClick={() => void join(c.name)}>Join #{c.name}</button>
+                <button aria-label={`Join #${c.name}`} onClick={() => void join(c.name)}>
+                  Join
+                </button>
               )}
             </li>
           );
@@ -237,6 +240,7 @@ function Organization() {
               <label>
                 {u.full_name}
                 <select
+                  aria-label={`Role of ${u.full_name}`}
                   value={u.role}
                   disabled={u.user_id === state.userId}
                   onChange={(e) =>
@@ -266,35 +270,77 @@ function Organization() {
 export function Settings({ onClose }: { onClose: () => void }) {
   const s = useStore();
   const [tab, setTab] = useState<'profile' | 'channels' | 'organization'>('profile');
+  const dialog = useRef<HTMLDivElement>(null);
+  // The dialog takes the focus when it opens, and Tab stays inside it while it is open.
+  useEffect(() => {
+    dialog.current?.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')?.focus();
+  }, []);
+  const keepFocus = (e: KeyboardEvent) => {
+    if (e.key !== 'Tab' || !dialog.current) return;
+    const focusable = [
+      ...dialog.current.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]'),
+    ].filter((el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null);
+    const first = focusable[0];
+    const last = focusable.at(-1);
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last?.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first?.focus();
+    }
+  };
+  const tabs = ['profile', 'channels', ...(s.isAdmin ? ['organization' as const] : [])] as const;
+  /** Arrow keys move between the tabs, as in a tab list. */
+  const onTabKey = (e: KeyboardEvent) => {
+    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
+    setTab(next);
+    document.getElementById(`tab-${next}`)?.focus();
+  };
   return (
-    <div class="overlay">
-      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="settings-title">
+    <div
+      class="overlay"
+      onClick={(e) => {
+        if (e.target === e.currentTarget) onClose();
+      }}
+    >
+      <div
+        ref={dialog}
+        class="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="settings-title"
+        onKeyDown={keepFocus}
+      >
         <header>
           <h2 id="settings-title">Settings</h2>
           <button class="link" aria-label="Close settings" onClick={onClose}>
             ×
           </button>
         </header>
-        <div class="tabs" role="tablist">
-          <button role="tab" aria-selected={tab === 'profile'} onClick={() => setTab('profile')}>
-            Profile
-          </button>
-          <button role="tab" aria-selected={tab === 'channels'} onClick={() => setTab('channels')}>
-            Channels
-          </button>
-          {s.isAdmin && (
+        <div class="tabs" role="tablist" aria-label="Settings sections" onKeyDown={onTabKey}>
+          {tabs.map((name) => (
             <button
+              key={name}
+              id={`tab-${name}`}
               role="tab"
-              aria-selected={tab === 'organization'}
-              onClick={() => setTab('organization')}
+              aria-selected={tab === name}
+              aria-controls="settings-panel"
+              tabIndex={tab === name ? 0 : -1}
+              onClick={() => setTab(name)}
             >
-              Organization
+              {{ profile: 'Profile', channels: 'Channels', organization: 'Organization' }[name]}
             </button>
-          )}
+          ))}
         </div>
-        {tab === 'profile' && <Profile />}
-        {tab === 'channels' && <Channels />}
-        {tab === 'organization' && s.isAdmin && <Organization />}
+        <div id="settings-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+          {tab === 'profile' && <Profile />}
+          {tab === 'channels' && <Channels />}
+          {tab === 'organization' && s.isAdmin && <Organization />}
+        </div>
       </div>
     </div>
   );

@@ -47,7 +47,7 @@ export function Sidebar({ onPick }: { onPick: () => void }) {
     s.narrow.kind === 'channel' || s.narrow.kind === 'topic' ? s.narrow.streamId : undefined;
   const name = (id: number) => s.users.get(id)?.full_name ?? `User ${id}`;
   return (
-    <nav class="left" aria-label="Channels and conversations">
+    <nav id="left-panel" class="left" aria-label="Channels and conversations">
       <ul>
         <Item
           narrow={{ kind: 'all' }}

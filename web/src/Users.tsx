@@ -23,7 +23,7 @@ export function Users({ onPick }: { onPick: () => void }) {
       (a, b) => order[a.presence] - order[b.presence] || a.full_name.localeCompare(b.full_name),
     );
   return (
-    <aside class="right" aria-label="People">
+    <aside id="right-panel" class="right" aria-label="People">
       <h2>People</h2>
       <ul>
         {people.map((u) => (
