@@ -317,6 +317,10 @@ for (const component of components(graph)) {
 // lib/: areas import each other without circles; the shared files import no area.
 const libEdges = edges.filter((e) => e.from.startsWith('lib/') && e.to.startsWith('lib/'));
 const areaGraph = new Map();
+// Every area, those whose files import no other lib file included.
+for (const file of files)
+  if (file.startsWith('lib/') && !areaGraph.has(areaOf(file)))
+    areaGraph.set(areaOf(file), new Set());
 for (const e of libEdges) {
   const a = areaOf(e.from);
   const b = areaOf(e.to);
