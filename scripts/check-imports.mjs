@@ -14,6 +14,10 @@
 // area folders must not import each other in a circle, and the shared files at
 // lib/'s root import no area. Type-only imports count like the others.
 //
+// Only actions/ write: outside it (and the few files of allowedWriters), no
+// file opens a transaction, calls a Prisma write method or runs SQL that
+// changes rows. Each such call is named by file and line.
+//
 //   node scripts/check-imports.mjs          check; exits 1 on a problem
 //   node scripts/check-imports.mjs --draw   also print the drawing of the layers
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
@@ -59,7 +63,7 @@ function sourceFiles(dir) {
   return out.sort();
 }
 
-/** The source without comments; strings and template literals are kept as they are. */
+/** The source without comments (lines kept); strings and template literals are kept as they are. */
 function stripComments(text) {
   let out = '';
   let i = 0;
@@ -70,7 +74,10 @@ function stripComments(text) {
       while (i < text.length && text[i] !== '\n') i++;
     } else if (c === '/' && next === '*') {
       const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
+      const stop = end < 0 ? text.length : end + 2;
+      // The comment's line breaks are kept, so that line numbers stay right.
+      out += text.slice(i, stop).replace(/[^\n]/g, '');
+      i = stop;
     } else if (c === "'" || c === '"' || c === '`') {
       let j = i + 1;
       while (j < text.length && text[j] !== c) j += text[j] === '\\' ? 2 : 1;
@@ -189,6 +196,71 @@ function circleIn(graph, members) {
   }
 }
 
+/**
+ * Files outside actions/ allowed to write, each with its reason. An entry
+ * whose file no longer writes fails the check, so the list cannot outlive
+ * its reason.
+ */
+const allowedWriters = [
+  // The door every action writes through: Database.write opens the
+  // transaction ($transaction), executeRows runs the raw statements actions
+  // give it ($executeRaw), and a new SQLite connection gets its PRAGMAs.
+  { file: 'db/client.ts' },
+  // Migrations run before any Prisma client is opened, through the drivers,
+  // and record each migration applied in the _prisma_migrations ledger.
+  { file: 'db/migrate.ts' },
+];
+
+/** The Prisma client's name of each model's delegate (`UserMessage` is `userMessage`). */
+const delegates = [
+  ...readFileSync(join(root, 'prisma', 'schema.prisma'), 'utf8').matchAll(/^model\s+(\w+)/gm),
+].map((m) => m[1][0].toLowerCase() + m[1].slice(1));
+const writeMethods =
+  'create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany';
+
+/** The ways code writes, each with what it is called in a problem. */
+const writes = [
+  // tx.user.update(...), db.realmExport.deleteMany(...), over line breaks too.
+  {
+    what: 'a Prisma write',
+    pattern: new RegExp(
+      `\\.\\s*(?:${delegates.join('|')})\\s*\\.\\s*(?:${writeMethods})\\s*\\(`,
+      'g',
+    ),
+  },
+  // Names only Prisma uses, whatever holds the delegate (delegateOf(tx, model), a variable).
+  {
+    what: 'a Prisma write',
+    pattern:
+      /\.\s*(?:createMany|createManyAndReturn|updateMany|updateManyAndReturn|upsert|deleteMany)\s*\(/g,
+  },
+  { what: 'a raw statement', pattern: /\$executeRaw(?:Unsafe)?\b|\bexecuteRows\s*\(/g },
+  { what: 'a transaction', pattern: /\$transaction\s*\(/g },
+  // Database.write(fn): the receiver is `db` or the callback is written in place
+  // (a stream's write is given text, never a function).
+  {
+    what: 'a transaction (Database.write)',
+    pattern: /\bdb\s*\.\s*write\s*\(|\.\s*write\s*\(\s*(?:async\b|\(|[A-Za-z_$][\w$]*\s*=>)/g,
+  },
+  // SQL that changes rows, handed to queryRows, $queryRaw or a driver.
+  {
+    what: 'SQL that changes rows',
+    pattern: /\b(?:INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+"?\w+"?\s+SET)\b/g,
+  },
+];
+
+/** Where `file` writes: one entry per line, with what is written there. */
+function writesOf(text) {
+  const code = stripComments(text);
+  const found = new Map();
+  for (const { what, pattern } of writes)
+    for (const m of code.matchAll(pattern)) {
+      const line = code.slice(0, m.index).split('\n').length;
+      if (!found.has(line)) found.set(line, what);
+    }
+  return [...found].sort((a, b) => a[0] - b[0]).map(([line, what]) => ({ line, what }));
+}
+
 const files = sourceFiles(src);
 const graph = new Map(files.map((f) => [f, new Set()]));
 const edges = [];
@@ -245,6 +317,10 @@ for (const component of components(graph)) {
 // lib/: areas import each other without circles; the shared files import no area.
 const libEdges = edges.filter((e) => e.from.startsWith('lib/') && e.to.startsWith('lib/'));
 const areaGraph = new Map();
+// Every area, those whose files import no other lib file included.
+for (const file of files)
+  if (file.startsWith('lib/') && !areaGraph.has(areaOf(file)))
+    areaGraph.set(areaOf(file), new Set());
 for (const e of libEdges) {
   const a = areaOf(e.from);
   const b = areaOf(e.to);
@@ -263,6 +339,32 @@ for (const component of components(areaGraph)) {
     );
 }
 
+// Only actions/ write.
+const usedWriters = new Set();
+let writeCount = 0;
+for (const file of files) {
+  const found = writesOf(readFileSync(join(src, file), 'utf8'));
+  if (file.startsWith('actions/')) {
+    writeCount += found.length;
+    continue;
+  }
+  const allowance = allowedWriters.find((a) => a.file === file);
+  if (allowance) {
+    if (found.length > 0) usedWriters.add(allowance);
+    continue;
+  }
+  for (const { line, what } of found)
+    problems.push(
+      `src/${file}:${line} writes (${what}) outside src/actions/: move it into an action`,
+    );
+}
+for (const allowance of allowedWriters)
+  if (!usedWriters.has(allowance))
+    problems.push(
+      `src/${allowance.file} is allowed to write but no longer does: remove it from allowedWriters`,
+    );
+if (writeCount === 0) problems.push('no write found in src/actions/: the write patterns are stale');
+
 if (process.argv.includes('--draw')) draw();
 
 if (problems.length > 0) {
@@ -270,7 +372,7 @@ if (problems.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  `check-imports: ${files.length} files, ${edges.length} imports, no circle, ${upward.length} allowed upward import(s)\n`,
+  `check-imports: ${files.length} files, ${edges.length} imports, no circle, ${upward.length} allowed upward import(s), writes only in src/actions/ (and ${allowedWriters.length} allowed file(s))\n`,
 );
 
 /** Prints the layers top to bottom, with lib's areas in an order where each imports only those below it. */

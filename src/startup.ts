@@ -29,7 +29,7 @@ import { startScheduler } from './lib/messages/scheduler';
 import type { FileStore } from './lib/uploads/file-store';
 import { LocalFileStore } from './lib/uploads/local-store';
 import type { Mailer } from './lib/mail/mailer';
-import { OutboxMailer } from './lib/mail/outbox';
+import { OutboxMailer } from './actions/mail/outbox';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 

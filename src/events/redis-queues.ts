@@ -32,7 +32,7 @@ import {
   type QueuedEvent,
 } from './queues';
 import type { RedisLink } from './redis';
-import { defineScripts, runScript } from './redis-scripts';
+import { defineScripts, queueScript, runScript } from './redis-scripts';
 
 /** A poll of this process, from its check of the queue until it is answered. */
 interface Waiter {
@@ -569,7 +569,7 @@ export class RedisQueueStore implements EventQueueStore {
   private async append(appends: Append[]): Promise<void> {
     const wakePrefix = this.link.key('wake:');
     const ids = await execAll(this.link.command, appends, (pipe, a) =>
-      runScript(
+      queueScript(
         pipe,
         'queueAppend',
         [this.queueKey(a.queueId), this.eventsKey(a.queueId)],

@@ -13,7 +13,7 @@
 // A process whose poll waits hears of new events on `<prefix>wake:<process>`,
 // with the queue ID as message.
 import type Redis from 'ioredis';
-import type { ChainableCommander } from 'ioredis';
+import type { ChainableCommander, ClientContext, Result } from 'ioredis';
 
 /** Each script's source and how many of its arguments are keys. */
 const scripts = {
@@ -171,7 +171,19 @@ return dropped`,
 /** The name of a script. */
 export type ScriptName = keyof typeof scripts;
 
-type Runner = (...args: (string | number)[]) => Promise<unknown>;
+/**
+ * The scripts as commands: defineCommand makes each a method of the client and
+ * of its pipelines, answering the script's reply (queued, on a pipeline).
+ */
+type ScriptCommands<Context extends ClientContext> = {
+  [Name in ScriptName]: (...keysThenArgs: (string | number)[]) => Result<unknown, Context>;
+};
+
+// Declares the methods defineScripts adds, as ioredis documents for defineCommand.
+declare module 'ioredis' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- its members come from ScriptCommands
+  interface RedisCommander<Context> extends ScriptCommands<Context> {}
+}
 
 /** Makes the scripts callable on `client` and on its pipelines (sent by hash, loaded when missing). */
 export function defineScripts(client: Redis): void {
@@ -179,14 +191,22 @@ export function defineScripts(client: Redis): void {
     client.defineCommand(name, { numberOfKeys: keys, lua });
 }
 
-/** Runs script `name` on a client (answering its reply) or queues it on a pipeline. */
+/** Runs script `name` on `client`; answers its reply. */
 export function runScript(
-  target: Redis | ChainableCommander,
+  client: Redis,
   name: ScriptName,
   keys: string[],
   args: (string | number)[],
 ): Promise<unknown> {
-  // Scripts registered with defineCommand become methods that ioredis does not declare.
-  const runner = (target as unknown as Record<ScriptName, Runner>)[name];
-  return runner.call(target, ...keys, ...args);
+  return client[name](...keys, ...args);
+}
+
+/** Queues script `name` on `pipeline`; its reply comes with the pipeline's. */
+export function queueScript(
+  pipeline: ChainableCommander,
+  name: ScriptName,
+  keys: string[],
+  args: (string | number)[],
+): void {
+  pipeline[name](...keys, ...args);
 }

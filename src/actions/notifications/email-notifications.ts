@@ -94,23 +94,43 @@ export async function doRecordEmailNotifications(
   }
 }
 
+/** A recipient to be told about a message, and why. */
+interface WantedEmail {
+  user: User;
+  trigger: EmailTrigger;
+}
+
+/** Records the notification emails `committed` calls for at `now`, in four steps. */
 async function recordEmailNotifications(
   services: Services,
   committed: CommittedMessage,
   now: Date,
 ): Promise<void> {
   const { message } = committed;
-  const isPrivate = message.streamId === null;
   const recipients = committed.userIds.filter(
     (id) => id !== message.senderId && !committed.flagsOf(id).read,
   );
   if (recipients.length === 0) return;
+  const candidates = flaggedCandidates(committed, recipients);
+  const subscription = await services.db.read(async (db) =>
+    message.streamId === null
+      ? new Map<number, CandidateRow>()
+      : channelCandidates(db, message.streamId, recipients, candidates),
+  );
+  if (candidates.size === 0) return;
+  const wanted = await wantedEmails(services, committed, candidates, subscription, now);
+  if (wanted.length === 0) return;
+  await keepEmailNotifications(services, message.id, wanted, now);
+}
+
+/**
+ * The unread recipients who may be told whatever their settings: everyone of
+ * a direct message; in a channel, those flagged or following the topic.
+ */
+function flaggedCandidates(committed: CommittedMessage, recipients: number[]): Set<number> {
+  const isPrivate = committed.message.streamId === null;
   const followed = new Set(committed.followedBy);
-  const muted = new Set(committed.mutedFor);
-  // Those who may be told: everyone of a direct message; in a channel, those
-  // flagged or following the topic, and subscribers with channel emails on.
   const candidates = new Set<number>();
-  const subscription = new Map<number, CandidateRow>();
   for (const id of recipients) {
     const f = committed.flagsOf(id);
     if (
@@ -122,29 +142,50 @@ async function recordEmailNotifications(
     )
       candidates.add(id);
   }
-  await services.db.read(async (db) => {
-    if (!isPrivate) {
-      const rows = await queryRows<CandidateRow>(
-        db,
-        Prisma.sql`
+  return candidates;
+}
+
+/**
+ * Adds to `candidates` the unread recipients subscribed to channel `streamId`
+ * with channel emails on; answers the subscription settings of every
+ * candidate subscribed to it.
+ */
+async function channelCandidates(
+  db: Db,
+  streamId: number,
+  recipients: number[],
+  candidates: Set<number>,
+): Promise<Map<number, CandidateRow>> {
+  const subscription = new Map<number, CandidateRow>();
+  const rows = await queryRows<CandidateRow>(
+    db,
+    Prisma.sql`
         SELECT s."userId" AS "userId", s."emailNotifications" AS "emailNotifications",
                s."wildcardMentionsNotify" AS "wildcardMentionsNotify"
         FROM "Subscription" s JOIN "User" u ON u."id" = s."userId"
-        WHERE s."streamId" = ${message.streamId} AND s."active" = true AND (
+        WHERE s."streamId" = ${streamId} AND s."active" = true AND (
           s."emailNotifications" = true
           OR (s."emailNotifications" IS NULL AND u."enableStreamEmailNotifications" = true)
           OR s."userId" IN (${Prisma.join(candidates.size > 0 ? [...candidates] : [0])}))`,
-      );
-      const unread = new Set(recipients);
-      for (const row of rows) {
-        const id = Number(row.userId);
-        if (!unread.has(id)) continue;
-        subscription.set(id, row);
-        candidates.add(id);
-      }
-    }
-  });
-  if (candidates.size === 0) return;
+  );
+  const unread = new Set(recipients);
+  for (const row of rows) {
+    const id = Number(row.userId);
+    if (!unread.has(id)) continue;
+    subscription.set(id, row);
+    candidates.add(id);
+  }
+  return subscription;
+}
+
+/** The active human candidates away at `now` whose settings call for an email, with its trigger. */
+async function wantedEmails(
+  services: Services,
+  committed: CommittedMessage,
+  candidates: Set<number>,
+  subscription: Map<number, CandidateRow>,
+  now: Date,
+): Promise<WantedEmail[]> {
   const ids = [...candidates];
   const [users, presences] = await services.db.read((db) =>
     Promise.all([
@@ -152,14 +193,16 @@ async function recordEmailNotifications(
       db.userPresence.findMany({ where: { userId: { in: ids } } }),
     ]),
   );
+  const followed = new Set(committed.followedBy);
+  const muted = new Set(committed.mutedFor);
   const presenceOf = new Map(presences.map((p) => [p.userId, p]));
-  const wanted: { user: User; trigger: EmailTrigger }[] = [];
+  const wanted: WantedEmail[] = [];
   for (const user of users) {
     if (isActiveAt(presenceOf.get(user.id), now)) continue;
     const f = committed.flagsOf(user.id);
     const sub = subscription.get(user.id);
     const trigger = emailTrigger({
-      isPrivate,
+      isPrivate: committed.message.streamId === null,
       read: f.read,
       mentioned: f.mentioned,
       wildcardMentioned: f.streamWildcardMentioned || f.topicWildcardMentioned,
@@ -176,7 +219,16 @@ async function recordEmailNotifications(
     });
     if (trigger) wanted.push({ user, trigger });
   }
-  if (wanted.length === 0) return;
+  return wanted;
+}
+
+/** Keeps one pending row per wanted email about message `messageId`. */
+async function keepEmailNotifications(
+  services: Services,
+  messageId: number,
+  wanted: WantedEmail[],
+  now: Date,
+): Promise<void> {
   await services.db.write(async (tx) => {
     // A message joins the batch already waiting for its person, as in Zulip:
     // it goes out with the earliest pending row, or after a full period.
@@ -189,7 +241,7 @@ async function recordEmailNotifications(
     await tx.emailNotification.createMany({
       data: wanted.map(({ user, trigger }) => ({
         userId: user.id,
-        messageId: message.id,
+        messageId,
         trigger,
         dueAt:
           dueOf.get(user.id) ??

@@ -1,13 +1,17 @@
 // Deactivating an organization (POST /realm/deactivate), reactivating it (the
 // reactivate-realm admin command), and deleting the data of deactivated
-// organizations once their deletion date has come (the server's periodic task).
+// organizations once their deletion date has come (the server's periodic task):
+// every row the organization's export would hold, deleted in one transaction
+// together with its invitations and the records of its exports, then its
+// stored files. The organization's subdomain is free afterwards.
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import { ApiError } from '../../errors';
 import { MIN_DEACTIVATED_REALM_DELETION_DAYS, Role } from '../../lib/constants';
 import { requireOwner } from '../../lib/realm/admin';
 import { deactivationMail } from '../../lib/realm/deactivation-mail';
 import { sendOrLog } from '../../lib/mail/mailer';
-import { deleteRealmData, type RealmDeletion } from '../../lib/export/realm-deletion';
+import { delegateOf } from '../../lib/export/delegates';
+import { deletionTables, realmFileKeys, type RealmDeletion } from '../../lib/export/realm-deletion';
 import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
 
@@ -99,4 +103,22 @@ export async function doDeleteDueRealms(
     deleted.push({ realm_id: realm.id, string_id: realm.stringId, ...result });
   }
   return deleted;
+}
+
+/**
+ * Deletes the organization `realmId` and everything it holds. Running it
+ * again, or in two processes at once, deletes nothing more.
+ */
+async function deleteRealmData(services: Services, realmId: number): Promise<RealmDeletion> {
+  const { keys, rows } = await services.db.write(async (tx) => {
+    const { tables, scope } = await deletionTables(tx, realmId);
+    const keys = await realmFileKeys(tx, realmId);
+    let rows = (await tx.invite.deleteMany({ where: { realmId } })).count;
+    rows += (await tx.realmExport.deleteMany({ where: { realmId } })).count;
+    for (const table of tables)
+      rows += (await delegateOf(tx, table.model).deleteMany({ where: table.where(scope) })).count;
+    return { keys, rows };
+  });
+  for (const key of keys) await services.files.delete(key);
+  return { rows, files: keys.length };
 }

@@ -71,6 +71,62 @@ async function copyOut(files: FileStore, key: string, path: string): Promise<boo
   return true;
 }
 
+/** Writes the rows of `table` in `scope` into its file under `dir`; answers its manifest entry. */
+async function writeTable(
+  db: Database,
+  table: ExportTable,
+  scope: ExportScope,
+  dir: string,
+  progress: Progress,
+): Promise<Manifest['tables'][string]> {
+  const writer = new LineWriter(join(dir, tableFile(table.model)));
+  const entry = { rows: 0, min_id: null as number | null, max_id: null as number | null };
+  try {
+    for await (const rows of pages(db, table, scope)) {
+      for (const row of rows) {
+        await writer.write(encodeRow(row));
+        if (typeof row.id === 'number' && table.key[0] === 'id') {
+          entry.min_id = Math.min(entry.min_id ?? row.id, row.id);
+          entry.max_id = Math.max(entry.max_id ?? row.id, row.id);
+        }
+      }
+      entry.rows += rows.length;
+      progress.advance(rows.length, table.model);
+    }
+  } finally {
+    await writer.close();
+  }
+  return entry;
+}
+
+/**
+ * Copies the organization's uploads and custom emoji images from the store
+ * into `dir`, listing each in `manifest`, or among its missing files when the
+ * store no longer has it.
+ */
+async function copyStoredFiles(
+  files: FileStore,
+  realmId: number,
+  stored: { attachments: { pathId: string }[]; emoji: { fileName: string }[] },
+  dir: string,
+  manifest: Manifest,
+  progress: Progress,
+): Promise<void> {
+  for (const { pathId } of stored.attachments) {
+    if (isSafeKey(pathId) && (await copyOut(files, pathId, join(dir, 'uploads', pathId))))
+      manifest.uploads.push(pathId);
+    else manifest.missing_files.push(pathId);
+    progress.advance(1, 'uploads');
+  }
+  for (const { fileName } of stored.emoji) {
+    const key = emojiImageKey(realmId, fileName);
+    if (isSafeKey(key) && (await copyOut(files, key, join(dir, 'emoji', fileName))))
+      manifest.emoji.push(fileName);
+    else manifest.missing_files.push(key);
+    progress.advance(1, 'emoji');
+  }
+}
+
 /** Exports the organization `realmId` into the archive `output`. */
 export async function exportRealm(
   services: { db: Database; files: FileStore },
@@ -119,39 +175,9 @@ export async function exportRealm(
       emoji: [],
       missing_files: [],
     };
-    for (const table of exportTables) {
-      const writer = new LineWriter(join(dir, tableFile(table.model)));
-      const entry = { rows: 0, min_id: null as number | null, max_id: null as number | null };
-      try {
-        for await (const rows of pages(db, table, scope)) {
-          for (const row of rows) {
-            await writer.write(encodeRow(row));
-            if (typeof row.id === 'number' && table.key[0] === 'id') {
-              entry.min_id = Math.min(entry.min_id ?? row.id, row.id);
-              entry.max_id = Math.max(entry.max_id ?? row.id, row.id);
-            }
-          }
-          entry.rows += rows.length;
-          progress.advance(rows.length, table.model);
-        }
-      } finally {
-        await writer.close();
-      }
-      manifest.tables[table.model] = entry;
-    }
-    for (const { pathId } of attachments) {
-      if (isSafeKey(pathId) && (await copyOut(files, pathId, join(dir, 'uploads', pathId))))
-        manifest.uploads.push(pathId);
-      else manifest.missing_files.push(pathId);
-      progress.advance(1, 'uploads');
-    }
-    for (const { fileName } of emoji) {
-      const key = emojiImageKey(realmId, fileName);
-      if (isSafeKey(key) && (await copyOut(files, key, join(dir, 'emoji', fileName))))
-        manifest.emoji.push(fileName);
-      else manifest.missing_files.push(key);
-      progress.advance(1, 'emoji');
-    }
+    for (const table of exportTables)
+      manifest.tables[table.model] = await writeTable(db, table, scope, dir, progress);
+    await copyStoredFiles(files, realmId, { attachments, emoji }, dir, manifest, progress);
     await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
     await mkdir(dirname(output), { recursive: true });
     await tar.c({ gzip: true, file: output, cwd: dir, portable: true }, [

@@ -1,7 +1,7 @@
 // Outgoing mail: one interface over the two ways a mail leaves the server,
 // chosen at start-up. With SMTP_URL set, mail goes to that SMTP server
 // (smtp-mailer.ts); without it, each mail is kept in the database's outbox and
-// logged (outbox.ts), for `npm run manage -- outbox` to show, so that a
+// logged (actions/mail/outbox.ts), for `npm run manage -- outbox` to show, so that a
 // single-machine setup and the tests can read invitation links.
 import type { Logger } from '../../log';
 
