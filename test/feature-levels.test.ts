@@ -267,6 +267,14 @@ describe('include_subscribers=partial (level 412)', () => {
     expect(whole.subscribers).toHaveLength(250);
     expect(whole.partial_subscribers).toBeUndefined();
 
+    const none = await server.call('GET', '/users/me/subscriptions', {
+      as: cast.member,
+      params: { include_subscribers: false },
+    });
+    const without = none.body.subscriptions.find((s: any) => s.stream_id === crowd);
+    expect(without.subscribers).toBeUndefined();
+    expect(without.partial_subscribers).toBeUndefined();
+
     const bad = await server.call('GET', '/users/me/subscriptions', {
       as: cast.member,
       params: { include_subscribers: 'some' },
@@ -275,6 +283,11 @@ describe('include_subscribers=partial (level 412)', () => {
   });
 
   test('POST /register: the same in subscriptions and never_subscribed', async () => {
+    const plain = await register(server, cast.member, {
+      fetch_event_types: ['subscription'],
+      include_subscribers: false,
+    });
+    expect(plain.subscriptions.find((s: any) => s.stream_id === crowd).subscribers).toBeUndefined();
     const member = await register(server, cast.member, {
       fetch_event_types: ['subscription'],
       include_subscribers: 'partial',
