@@ -4626,7 +4626,7 @@ export interface components {
         /** @description An event's position in its queue: increasing, not necessarily consecutive. */
         EventId: number;
         /** @description One event of a queue: `type` (and for most types `op`) says what happened, and selects one of the schemas below. */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmDeactivatedEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessagesEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmDeactivatedEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["DefaultStreamGroupsEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["SimplifiedPresenceEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["RealmDomainsAddEvent"] | components["schemas"]["RealmDomainsChangeEvent"] | components["schemas"]["RealmDomainsRemoveEvent"] | components["schemas"]["OnboardingStepsEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentUpdateEvent"] | components["schemas"]["AttachmentRemoveEvent"];
         /** @description Sent to a waiting poll when nothing else happened for a while, so that the client knows its queue is alive. */
         HeartbeatEvent: {
             id: components["schemas"]["EventId"];
@@ -5473,7 +5473,24 @@ export interface components {
             /** @description The new status emoji's kind. */
             reaction_type?: string;
         };
-        /** @description A user's presence changed. */
+        /**
+         * @description A user's presence changed, as clients registered with the
+         *     `simplified_presence_events` capability receive it (feature level
+         *     419); other clients receive the legacy form.
+         */
+        SimplifiedPresenceEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            type: "presence";
+            /** @description The new presence of the user, keyed by their user ID. */
+            presences: {
+                [key: string]: components["schemas"]["ModernPresence"];
+            };
+        };
+        /**
+         * @description A user's presence changed, in the legacy form sent to clients without
+         *     the `simplified_presence_events` capability.
+         */
         PresenceEvent: {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
@@ -6619,8 +6636,19 @@ export interface components {
             email_notifications: boolean | null;
             /** @description Whether wildcard mentions notify like personal mentions; null means the user's global setting applies. */
             wildcard_mentions_notify: boolean | null;
-            /** @description User IDs of the channel's subscribers. Only with `include_subscribers=true`. */
+            /**
+             * @description User IDs of the channel's subscribers. Only with
+             *     `include_subscribers` `true`, or `partial` for a channel of fewer
+             *     than 250 subscribers.
+             */
             subscribers?: number[];
+            /**
+             * @description Some of the channel's subscribers: its bots and the people active in
+             *     the last 14 days. Only with `include_subscribers` `partial`, for a
+             *     channel of 250 subscribers or more, in place of `subscribers`.
+             *     Feature level 412.
+             */
+            partial_subscribers?: number[];
         };
         /** @description One topic of a channel. */
         Topic: {
@@ -8341,10 +8369,15 @@ export interface components {
                      */
                     client_gravatar?: boolean;
                     /**
-                     * @description Include each channel's subscriber list in the initial state.
+                     * @description Include each channel's subscriber list in the initial state
+                     *     (`subscribers` of the objects of `subscriptions`,
+                     *     `unsubscribed` and `never_subscribed`). With `partial`
+                     *     (feature level 412), a channel of 250 subscribers or more
+                     *     gets `partial_subscribers` instead, listing only its bots and
+                     *     the people active in the last 14 days.
                      * @default false
                      */
-                    include_subscribers?: boolean;
+                    include_subscribers?: boolean | "partial";
                     /**
                      * @description Key presence data by user ID rather than email. Deprecated.
                      * @default false
@@ -8357,7 +8390,14 @@ export interface components {
                      * @default false
                      */
                     all_public_streams?: boolean;
-                    /** @description Flags telling which newer event formats the client understands. */
+                    /**
+                     * @description Flags telling which newer event formats the client
+                     *     understands. Among them, `simplified_presence_events`
+                     *     (feature level 419): `presence` events carry `presences`, a
+                     *     map from user ID to the modern `active_timestamp` and
+                     *     `idle_timestamp`, instead of the legacy `user_id`, `email`,
+                     *     `server_timestamp` and per-client `presence`.
+                     */
                     client_capabilities?: {
                         [key: string]: unknown;
                     };
@@ -8990,6 +9030,21 @@ export interface components {
                      * @description The day digest emails are sent, 0 for Monday to 6 for Sunday.
                      */
                     digest_weekday?: number;
+                    /**
+                     * @description Whether mobile notifications may only go out end-to-end
+                     *     encrypted, so that a device registered without encryption
+                     *     receives none with message content. This server sends no
+                     *     mobile notifications through a push service, so the setting is
+                     *     stored and announced only. Feature level 409.
+                     */
+                    require_e2ee_push_notifications?: boolean;
+                    /**
+                     * @description The organization's custom message from Welcome Bot, in
+                     *     Markdown: sent to each newcomer after the welcome message,
+                     *     unless the invitation they joined with carries its own text;
+                     *     an empty string sends none. Feature level 416.
+                     */
+                    welcome_message_custom_text?: string;
                     can_create_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_manage_all_groups?: unknown & components["schemas"]["GroupSettingUpdate"];
                     can_resolve_topics_group?: unknown & components["schemas"]["GroupSettingUpdate"];
@@ -9806,6 +9861,15 @@ export interface components {
                      * @default true
                      */
                     notify_referrer_on_join?: boolean;
+                    /**
+                     * @description Welcome Bot's custom message, in Markdown, to each account
+                     *     created with this invitation, sent after the welcome message;
+                     *     an empty string sends none. Absent, the organization's
+                     *     `welcome_message_custom_text` at the time of joining applies.
+                     *     Only administrators choose it: the value of anyone else is
+                     *     ignored. Feature level 416.
+                     */
+                    welcome_message_custom_text?: string;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["SendInvitesRequest"]["content"]["application/json"]["schema"];
             };
@@ -9839,6 +9903,15 @@ export interface components {
                      * @default false
                      */
                     include_realm_default_subscriptions?: boolean;
+                    /**
+                     * @description Welcome Bot's custom message, in Markdown, to each account
+                     *     created with this invitation, sent after the welcome message;
+                     *     an empty string sends none. Absent, the organization's
+                     *     `welcome_message_custom_text` at the time of joining applies.
+                     *     Only administrators choose it: the value of anyone else is
+                     *     ignored. Feature level 416.
+                     */
+                    welcome_message_custom_text?: string;
                 };
                 "application/x-www-form-urlencoded": components["requestBodies"]["CreateInviteLinkRequest"]["content"]["application/json"]["schema"];
             };
@@ -13760,8 +13833,14 @@ export interface operations {
     "get-subscriptions": {
         parameters: {
             query?: {
-                /** @description Add to each subscription the list of its subscribers' user IDs (`subscribers`). */
-                include_subscribers?: boolean;
+                /**
+                 * @description Add to each subscription the list of its subscribers' user IDs
+                 *     (`subscribers`). With `partial` (feature level 412), a channel of
+                 *     250 subscribers or more gets `partial_subscribers` instead: only its
+                 *     bots and the people active in the last 14 days; smaller channels
+                 *     still get the whole `subscribers` list.
+                 */
+                include_subscribers?: boolean | "partial";
             };
             header?: never;
             path?: never;

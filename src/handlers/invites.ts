@@ -21,6 +21,7 @@ function inviteOptions(params: {
   stream_ids?: number[];
   group_ids?: number[];
   include_realm_default_subscriptions?: boolean;
+  welcome_message_custom_text?: string | null;
 }): InviteOptions {
   return {
     expiresInMinutes: params.invite_expires_in_minutes,
@@ -28,6 +29,7 @@ function inviteOptions(params: {
     streamIds: params.stream_ids ?? [],
     groupIds: params.group_ids ?? [],
     includeRealmDefaultSubscriptions: params.include_realm_default_subscriptions ?? false,
+    welcomeMessageCustomText: params.welcome_message_custom_text ?? null,
   };
 }
 

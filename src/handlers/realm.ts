@@ -23,6 +23,8 @@ const plainNames = [
   'message_content_allowed_in_email_notifications',
   'digest_emails_enabled',
   'digest_weekday',
+  'require_e2ee_push_notifications',
+  'welcome_message_custom_text',
 ] as const;
 
 /** An administrator changes organization settings. */

@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { NarrowTerm } from '../events/queues';
 import type { operations } from '../../generated/api';
+import type { SubscriberListing } from './channels/subscriptions';
 
 /** The answer of POST /register as the contract describes it. */
 export type RegisterState =
@@ -29,7 +30,8 @@ export interface StateRequest {
   realm: Realm;
   clientGravatar: boolean;
   applyMarkdown: boolean;
-  includeSubscribers: boolean;
+  /** Subscriber lists for channels: none, all, or `partial` (see SubscriberListing). */
+  includeSubscribers: SubscriberListing;
   slimPresence: boolean;
   clientCapabilities: Record<string, unknown>;
   /** The narrow the queue was registered with. */

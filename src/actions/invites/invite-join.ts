@@ -98,6 +98,7 @@ export async function doJoinWithInvite(
         role: invite.invitedAs,
         joinDefaultChannels: invite.includeRealmDefaultSubscriptions,
         channelIds: storedIds(invite.streamIds),
+        welcomeMessageCustomText: invite.welcomeMessageCustomText,
       },
       passwordHash,
     );

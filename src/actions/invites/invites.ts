@@ -15,6 +15,7 @@ import {
 } from '../../../generated/prisma/sqlite/client';
 import { queryRows, type Db, type OnCommit } from '../../db/client';
 import { ApiError } from '../../errors';
+import { Role } from '../../lib/constants';
 import { ChannelAccess } from '../../lib/channels/stream-access';
 import { userHoldsRealmPermission } from '../../lib/groups/permissions';
 import { accessUserGroupForUpdate, requireMemberOrAdmin } from '../../lib/groups/user-groups';
@@ -45,6 +46,11 @@ export interface InviteOptions {
   streamIds: number[];
   groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
+  /**
+   * Welcome Bot's custom message for whoever joins: null follows the
+   * organization's setting, "" sends none. Only administrators may set it.
+   */
+  welcomeMessageCustomText: string | null;
 }
 
 /** One address that was not invited: [email, reason, whether its account is deactivated]. */
@@ -114,6 +120,15 @@ async function checkTargets(
   for (const id of [...new Set(options.groupIds)])
     groups.push(await accessUserGroupForUpdate(tx, actor, id, 'can_add_members_group'));
   return { streams, groups };
+}
+
+/**
+ * The custom Welcome Bot text an invitation keeps: the request's for an
+ * administrator; null (the organization's setting) for anyone else, as Zulip
+ * lets only administrators choose it.
+ */
+function inviteWelcomeText(actor: User, options: InviteOptions): string | null {
+  return actor.role <= Role.ADMINISTRATOR ? options.welcomeMessageCustomText : null;
 }
 
 /** The expiry of an invitation created at `now`. */
@@ -215,6 +230,7 @@ export async function doInviteUsers(
             groupIds: JSON.stringify(groups.map((g) => g.id)),
             includeRealmDefaultSubscriptions: options.includeRealmDefaultSubscriptions,
             notifyReferrerOnJoin,
+            welcomeMessageCustomText: inviteWelcomeText(actor, options),
           },
         }),
       );
@@ -257,6 +273,7 @@ export async function doCreateInviteLink(
         groupIds: JSON.stringify(groups.map((g) => g.id)),
         includeRealmDefaultSubscriptions: options.includeRealmDefaultSubscriptions,
         notifyReferrerOnJoin: false,
+        welcomeMessageCustomText: inviteWelcomeText(actor, options),
       },
     });
     await announceInvitesChanged(tx, onCommit, services, actor.realmId, actor.id);

@@ -59,6 +59,8 @@ const plainSettings: Record<string, { column: keyof Realm; store?: (value: unkno
     },
     digest_emails_enabled: { column: 'digestEmailsEnabled' },
     digest_weekday: { column: 'digestWeekday' },
+    require_e2ee_push_notifications: { column: 'requireE2eePushNotifications' },
+    welcome_message_custom_text: { column: 'welcomeMessageCustomText' },
   };
 
 /**

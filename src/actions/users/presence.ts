@@ -3,7 +3,12 @@
 // appearing or coming back online (from offline or idle) is announced with a
 // presence event.
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
-import { legacyPresence, presenceStatusAt } from '../../lib/users/presence';
+import {
+  legacyPresence,
+  modernPresence,
+  presenceStatusAt,
+  SIMPLIFIED_PRESENCE_CAPABILITY,
+} from '../../lib/users/presence';
 import { apiEmail, realmHost } from '../../lib/users/users';
 import type { EventBody } from '../../events/queues';
 import type { Services } from '../../services';
@@ -63,7 +68,13 @@ export async function doUpdatePresence(
       where: { realmId: user.realmId, isActive: true, isBot: false },
       select: { id: true },
     });
-    const event: EventBody = {
+    // Clients with the simplified_presence_events capability (feature level
+    // 419) get the modern format, keyed by user ID; others the legacy one.
+    const modern: EventBody = {
+      type: 'presence',
+      presences: { [String(user.id)]: modernPresence(row) },
+    };
+    const legacy: EventBody = {
       type: 'presence',
       user_id: user.id,
       email: apiEmail(user, realmHost(realm, services.config.externalUrl)),
@@ -72,8 +83,9 @@ export async function doUpdatePresence(
     };
     onCommit(() =>
       services.bus.publish(
-        event,
+        modern,
         everyone.map((u) => u.id),
+        { capability: SIMPLIFIED_PRESENCE_CAPABILITY, event: legacy },
       ),
     );
   });

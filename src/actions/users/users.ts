@@ -45,6 +45,11 @@ export interface NewUser {
   joinDefaultChannels?: boolean;
   /** Further channels to join (an invitation's), by ID; archived ones are left out. */
   channelIds?: number[];
+  /**
+   * Welcome Bot's second message (an invitation's): null or absent follows the
+   * organization's `welcome_message_custom_text`, "" sends none.
+   */
+  welcomeMessageCustomText?: string | null;
 }
 
 const emailFormat = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -165,12 +170,14 @@ export async function insertUser(
   // As in Zulip, each new person finds a direct message from Welcome Bot.
   if (!user.isBot && services.config.welcomeMessages) {
     const bot = await systemBotIn(tx, onCommit, services, realm, 'welcome');
-    await sendMessageIn(tx, onCommit, services, realm, bot, {
-      type: 'private',
-      to: [user.id],
-      content: welcomeMessageContent(realm),
-      byServer: true,
-    });
+    const customText = (input.welcomeMessageCustomText ?? realm.welcomeMessageCustomText).trim();
+    for (const content of [welcomeMessageContent(realm), ...(customText ? [customText] : [])])
+      await sendMessageIn(tx, onCommit, services, realm, bot, {
+        type: 'private',
+        to: [user.id],
+        content,
+        byServer: true,
+      });
   }
   return user;
 }

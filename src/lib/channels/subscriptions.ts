@@ -87,6 +87,62 @@ export async function subscriberIds(db: Db, streamIds: number[]): Promise<Map<nu
   return out;
 }
 
+/**
+ * Which subscriber lists to include: none (false), every one (true), or, with
+ * `partial`, the whole list of channels with fewer than
+ * PARTIAL_SUBSCRIBERS_THRESHOLD subscribers and, for larger ones, only the bots
+ * and the people active within RECENTLY_ACTIVE_DAYS, as
+ * `partial_subscribers` (Zulip's feature level 412).
+ */
+export type SubscriberListing = boolean | 'partial';
+
+/** The subscriber count from which `partial` gives a partial list. */
+export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
+
+/** How recently a person must have been active to be in a partial list. */
+export const RECENTLY_ACTIVE_DAYS = 14;
+
+/** The subscriber list key and value of one channel, for `listing`. */
+type SubscriberFields = { subscribers?: number[]; partial_subscribers?: number[] };
+
+/**
+ * The subscriber lists `listing` asks for, by channel ID: the key to show
+ * (`subscribers` or `partial_subscribers`) with its user IDs; null for none.
+ */
+export async function subscriberLists(
+  db: Db,
+  streamIds: number[],
+  listing: SubscriberListing,
+): Promise<Map<number, SubscriberFields> | null> {
+  if (listing === false) return null;
+  const members = await subscriberIds(db, streamIds);
+  const out = new Map<number, SubscriberFields>();
+  const large = [...members].filter(
+    ([, ids]) => listing === 'partial' && ids.length >= PARTIAL_SUBSCRIBERS_THRESHOLD,
+  );
+  let kept = new Set<number>();
+  if (large.length > 0) {
+    const since = new Date(Date.now() - RECENTLY_ACTIVE_DAYS * 86_400_000);
+    const candidates = [...new Set(large.flatMap(([, ids]) => ids))];
+    const rows = await db.user.findMany({
+      where: {
+        id: { in: candidates },
+        OR: [{ isBot: true }, { presence: { is: { lastActiveTime: { gte: since } } } }],
+      },
+      select: { id: true },
+    });
+    kept = new Set(rows.map((r) => r.id));
+  }
+  for (const [streamId, ids] of members)
+    out.set(
+      streamId,
+      listing === 'partial' && ids.length >= PARTIAL_SUBSCRIBERS_THRESHOLD
+        ? { partial_subscribers: ids.filter((id) => kept.has(id)) }
+        : { subscribers: ids },
+    );
+  return out;
+}
+
 /** Whether `viewer` may see who is subscribed to `stream`. */
 export async function canSeeSubscribers(access: ChannelAccess, stream: Stream): Promise<boolean> {
   if (await access.isSubscribed(stream)) return true;
@@ -99,19 +155,18 @@ export async function canSeeSubscribers(access: ChannelAccess, stream: Stream): 
 export async function presentSubscriptions(
   db: Db,
   subs: (Subscription & { stream: Stream })[],
-  includeSubscribers: boolean,
+  includeSubscribers: SubscriberListing,
   access?: ChannelAccess,
 ): Promise<SubscriptionObject[]> {
   const channels = await presentStreams(
     db,
     subs.map((s) => s.stream),
   );
-  const members = includeSubscribers
-    ? await subscriberIds(
-        db,
-        subs.map((s) => s.streamId),
-      )
-    : null;
+  const members = await subscriberLists(
+    db,
+    subs.map((s) => s.streamId),
+    includeSubscribers,
+  );
   const out: SubscriptionObject[] = [];
   for (let i = 0; i < subs.length; i++) {
     const sub = subs[i];
@@ -119,7 +174,7 @@ export async function presentSubscriptions(
     out.push({
       ...channels[i],
       ...presentPersonalSettings(sub),
-      ...(visible ? { subscribers: members.get(sub.streamId) ?? [] } : {}),
+      ...(visible ? members.get(sub.streamId) : {}),
     });
   }
   return out;
@@ -147,7 +202,7 @@ export function compareNames(a: string, b: string): number {
 export async function gatherSubscriptions(
   db: Db,
   user: User,
-  options: { includeSubscribers: boolean; includeArchived: boolean },
+  options: { includeSubscribers: SubscriberListing; includeArchived: boolean },
 ) {
   const access = new ChannelAccess(db, user);
   const all = await db.subscription.findMany({
@@ -176,17 +231,18 @@ export async function gatherSubscriptions(
   );
   const neverObjects = await presentStreams(db, never);
   let neverWithSubscribers = neverObjects;
-  if (options.includeSubscribers) {
-    const members = await subscriberIds(
-      db,
-      never.map((s) => s.id),
-    );
+  const members = await subscriberLists(
+    db,
+    never.map((s) => s.id),
+    options.includeSubscribers,
+  );
+  if (members) {
     neverWithSubscribers = [];
     for (let i = 0; i < never.length; i++) {
       const visible = await canSeeSubscribers(access, never[i]);
       neverWithSubscribers.push({
         ...neverObjects[i],
-        ...(visible ? { subscribers: members.get(never[i].id) ?? [] } : {}),
+        ...(visible ? members.get(never[i].id) : {}),
       });
     }
   }

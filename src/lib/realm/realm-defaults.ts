@@ -139,12 +139,10 @@ export const unstoredRealmSettings = {
   realm_zulip_update_announcements_stream_id: -1,
   realm_org_type: 0,
   realm_presence_disabled: false,
-  realm_require_e2ee_push_notifications: false,
   realm_require_unique_names: false,
   realm_send_welcome_emails: true,
   realm_video_chat_provider: videoChatProviders.jitsi_meet.id,
   realm_want_advertise_in_communities_directory: false,
-  realm_welcome_message_custom_text: '',
 };
 
 /**

@@ -108,6 +108,8 @@ export async function presentRealmState(
       realm.messageContentAllowedInEmailNotifications,
     realm_digest_emails_enabled: realm.digestEmailsEnabled,
     realm_digest_weekday: realm.digestWeekday,
+    realm_require_e2ee_push_notifications: realm.requireE2eePushNotifications,
+    realm_welcome_message_custom_text: realm.welcomeMessageCustomText,
     // The default, for new users, of who may see their real email address.
     realm_email_address_visibility: realm.emailAddressVisibility,
     ...groupFields,

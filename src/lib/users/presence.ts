@@ -8,6 +8,9 @@ import type { StateProvider } from '../state';
 import type { Realm } from '../../../generated/prisma/sqlite/client';
 import { apiEmail, realmHost } from './users';
 
+/** The client capability under which presence events carry the modern `presences` map. */
+export const SIMPLIFIED_PRESENCE_CAPABILITY = 'simplified_presence_events';
+
 /** A user counts as active when last active within this many seconds of last connecting. */
 export const ACTIVE_WINDOW_SECONDS = 70;
 
