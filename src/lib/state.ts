@@ -8,7 +8,14 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { NarrowTerm } from '../events/queues';
 import type { operations } from '../../generated/api';
-import type { SubscriberListing } from './channels/subscriptions';
+
+/**
+ * Which subscriber lists to include: none (false), every one (true), or, with
+ * `partial`, whole lists for smaller channels and, for the larger ones, only
+ * their bots and recently active people, as `partial_subscribers` (Zulip's
+ * feature level 412; the thresholds are in lib/channels/subscriptions.ts).
+ */
+export type SubscriberListing = boolean | 'partial';
 
 /** The answer of POST /register as the contract describes it. */
 export type RegisterState =

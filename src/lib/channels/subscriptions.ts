@@ -6,6 +6,7 @@ import type { Db } from '../../db/client';
 import { ChannelAccess, isAdmin, isGuest } from './stream-access';
 import { presentStreams } from './streams';
 import type { components } from '../../../generated/api';
+import type { SubscriberListing } from '../state';
 
 /** A subscription as the API shows it: the channel object with the user's own settings. */
 export type SubscriptionObject = components['schemas']['Subscription'];
@@ -86,15 +87,6 @@ export async function subscriberIds(db: Db, streamIds: number[]): Promise<Map<nu
   for (const r of rows) out.get(r.streamId)!.push(r.userId);
   return out;
 }
-
-/**
- * Which subscriber lists to include: none (false), every one (true), or, with
- * `partial`, the whole list of channels with fewer than
- * PARTIAL_SUBSCRIBERS_THRESHOLD subscribers and, for larger ones, only the bots
- * and the people active within RECENTLY_ACTIVE_DAYS, as
- * `partial_subscribers` (Zulip's feature level 412).
- */
-export type SubscriberListing = boolean | 'partial';
 
 /** The subscriber count from which `partial` gives a partial list. */
 export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
