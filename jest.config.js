@@ -17,7 +17,8 @@ const base = {
 
 // Files whose subject does not depend on the database (the Markdown renderer,
 // linkifier syntax, emoji tables, the docs and their examples and samples, the
-// served contract, clients generated from it, the validator cache): they run
+// served contract, clients generated from it, the validator cache, the suite's
+// own contract check): they run
 // once, in the SQLite project.
 const databaseIndependent = [
   'markdown',
@@ -29,6 +30,7 @@ const databaseIndependent = [
   'curl-samples',
   'examples-replay',
   'validator-cache',
+  'contract-check',
 ];
 
 const projects = [

@@ -84,44 +84,60 @@ export class RequestValidators {
   }
 
   private load(operationIds: string[], cacheFile: string): boolean {
-    let cached: Record<string, ValidateFunction[]>;
-    try {
-      // Read and run here rather than through require, whose caches (Node's,
-      // or a test runner's) could hold an earlier answer for this path.
-      const code = readFileSync(cacheFile, 'utf8');
-      const module = { exports: {} as Record<string, ValidateFunction[]> };
-      new Function('module', 'exports', 'require', code)(
-        module,
-        module.exports,
-        // Its requires are Ajv's runtime helpers, found from the project wherever the file is.
-        createRequire(join(projectRoot, 'package.json')),
-      );
-      cached = module.exports;
-    } catch {
-      return false;
-    }
-    if (!operationIds.every((id) => Array.isArray(cached[id]))) return false;
+    const cached = readCompiled<Record<string, ValidateFunction[]>>(cacheFile);
+    if (!cached || !operationIds.every((id) => Array.isArray(cached[id]))) return false;
     for (const id of operationIds) this.compiled.set(id, cached[id]);
     return true;
   }
 
   private save(cacheFile: string, code: string): void {
-    try {
-      mkdirSync(dirname(cacheFile), { recursive: true });
-      // Written aside and renamed, so that another process never reads half a file.
-      const partial = `${cacheFile}.${randomBytes(6).toString('hex')}.tmp`;
-      writeFileSync(partial, code);
-      renameSync(partial, cacheFile);
-    } catch (error) {
+    const failure = writeCompiled(cacheFile, code);
+    if (failure)
       this.log?.warn('could not cache the compiled validators', {
         file: cacheFile,
-        error: error instanceof Error ? error.message : String(error),
+        error: failure,
       });
-    }
+  }
+}
+
+/**
+ * The exports of a module of compiled validators, or null when the file
+ * cannot be read or run. Read and run here rather than through require, whose
+ * caches (Node's, or a test runner's) could hold an earlier answer for this path.
+ */
+export function readCompiled<T>(file: string): T | null {
+  try {
+    const code = readFileSync(file, 'utf8');
+    const module = { exports: {} as T };
+    new Function('module', 'exports', 'require', code)(
+      module,
+      module.exports,
+      // Its requires are Ajv's runtime helpers, found from the project wherever the file is.
+      createRequire(join(projectRoot, 'package.json')),
+    );
+    return module.exports;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes a module of compiled validators, aside and then renamed, so that
+ * another process never reads half a file; answers why it could not, or null.
+ */
+export function writeCompiled(file: string, code: string): string | null {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const partial = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
 /** One standalone Ajv module as an expression for its export, with a scope of its own. */
-function wrapModule(code: string): string {
+export function wrapModule(code: string): string {
   return `(function () { const module = { exports: {} }; const exports = module.exports; ${code}\nreturn module.exports; })()`;
 }

@@ -4,10 +4,9 @@
 // schema(s) of its `type` and `op`, and a failure names the event, the
 // schema and what is wrong. test/support/server.ts runs it on every GET
 // /events a test makes; tests that read events another way call checkEvents.
-import { readFileSync } from 'node:fs';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { parse } from 'yaml';
-import { specPath } from '../../src/http/spec';
+import { readContract, specPath } from '../../src/http/spec';
+import { cachedSchemas } from './compiled-cache';
 
 interface EventSchema {
   name: string;
@@ -18,29 +17,36 @@ interface EventSchema {
 
 let schemas: EventSchema[] | undefined;
 
-/** The event schemas of openapi.yaml (the branches of `Event`), compiled once. */
+/** The event schemas of openapi.yaml (the branches of `Event`), compiled once for the whole run. */
 function eventSchemas(): EventSchema[] {
   if (schemas) return schemas;
-  const spec = parse(readFileSync(specPath, 'utf8')) as {
+  const spec = readContract(specPath) as unknown as {
     components: { schemas: Record<string, Record<string, any>> };
   };
-  // The same options as the server's validators (src/http/spec.ts), with every error reported.
-  const ajv = new Ajv({
-    strict: false,
-    strictNumbers: true,
-    allErrors: true,
-    validateFormats: false,
+  const branches = (spec.components.schemas.Event.oneOf as { $ref: string }[]).map(({ $ref }) =>
+    $ref.split('/').pop()!,
+  );
+  const validators = cachedSchemas('events', () => {
+    // The same options as the server's validators (src/http/spec.ts), with every error reported.
+    const ajv = new Ajv({
+      strict: false,
+      strictNumbers: true,
+      allErrors: true,
+      validateFormats: false,
+      code: { source: true },
+    });
+    ajv.addSchema({ components: spec.components }, 'openapi');
+    const refs: Record<string, string> = {};
+    for (const name of branches) refs[name] = `openapi#/components/schemas/${name}`;
+    return { ajv, refs };
   });
-  ajv.addSchema({ components: spec.components }, 'openapi');
-  const branches = spec.components.schemas.Event.oneOf as { $ref: string }[];
-  schemas = branches.map(({ $ref }) => {
-    const name = $ref.split('/').pop()!;
+  schemas = branches.map((name) => {
     const properties = spec.components.schemas[name].properties;
     return {
       name,
       type: properties.type.enum[0],
       op: properties.op?.enum[0],
-      validate: ajv.getSchema(`openapi${$ref}`)!,
+      validate: validators[name],
     };
   });
   return schemas;

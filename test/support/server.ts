@@ -5,6 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Ajv from 'ajv';
 import type OpenAPIBackend from 'openapi-backend';
 import { doCreateRealm } from '../../src/actions/realm/realms';
 import { doCreateUser } from '../../src/actions/users/users';
@@ -16,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/server';
 import type { Services } from '../../src/services';
 import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
+import { prepareResponseValidators } from './compiled-cache';
 import { checkEvents } from './events';
 import { dropRedisKeys, redisEnv } from './redis';
 
@@ -44,6 +46,8 @@ export interface Reply {
 
 interface Contract {
   api: OpenAPIBackend;
+  /** The Ajv instances openapi-backend made since the last call (see compiled-cache.ts). */
+  takeCompilers: () => Ajv[];
   routes: {
     method: string;
     pattern: RegExp;
@@ -56,7 +60,7 @@ let contract: Promise<Contract> | undefined;
 
 /** Loads openapi.yaml and a matcher for its paths (parameters that may hold "/" match across segments). */
 function loadContract(): Promise<Contract> {
-  contract ??= loadSpec(specPath).then(({ api, operations }) => {
+  contract ??= loadSpec(specPath).then(({ api, operations, takeCompilers }) => {
     const routes = operations
       .map((op) => {
         const source = op.path
@@ -82,7 +86,7 @@ function loadContract(): Promise<Contract> {
       })
       // Longer literal text first: /users/me before /users/{user_id}.
       .sort((a, b) => b.literal - a.literal);
-    return { api, routes };
+    return { api, takeCompilers, routes };
   });
   return contract;
 }
@@ -93,7 +97,7 @@ export async function checkAgainstContract(
   path: string,
   reply: Reply,
 ): Promise<void> {
-  const { api, routes } = await loadContract();
+  const { api, takeCompilers, routes } = await loadContract();
   const relative = path.replace(/^\/api\/v1/, '').split('?')[0];
   const route = routes.find((r) => r.method === method && r.pattern.test(relative));
   // Failures of no operation (unknown paths, 405s) share the error envelope of every operation.
@@ -115,6 +119,7 @@ export async function checkAgainstContract(
   // Each event against its own schema first: a clearer failure than the oneOf of them all.
   if (operationId === 'get-events' && reply.status === 200 && Array.isArray(reply.body?.events))
     checkEvents(reply.body.events);
+  prepareResponseValidators(api, takeCompilers, operationId);
   const result = api.validator.validateResponse(reply.body, operationId, status);
   if (result.errors && result.errors.length > 0) {
     throw new Error(
