@@ -26,12 +26,12 @@ import { startServer, type RunningServer } from '../src/server';
 import {
   FaultDrill,
   storedMessageIds,
-  waitFor,
   type DrillClient,
   type DrillReply,
   type DrillUser,
 } from '../test/support/faults';
 import { TcpProxy } from '../test/support/proxy';
+import { waitFor } from '../test/support/wait';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';

@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from './support/database';
-import { FaultDrill, storedMessageIds, waitFor } from './support/faults';
+import { FaultDrill, storedMessageIds } from './support/faults';
+import { waitFor } from './support/wait';
 import { dropRedisKeys, newKeyPrefix, testRedisUrl, usesRedis } from './support/redis';
 import { ApiClient, TestServer, type Cast } from './support/server';
 

@@ -5,6 +5,7 @@
 // its status and time. A drill then tells which acknowledged messages a queue
 // never received, and which are missing from the database.
 import { Client } from 'pg';
+import { waitFor } from './wait';
 
 /** An answer: status, headers and parsed JSON body (as test/support/server.ts's Reply). */
 export interface DrillReply {
@@ -78,20 +79,10 @@ export interface DrillOptions {
   maxSends?: number;
 }
 
-/** Waits until `ready()` holds, checking every 25 ms; fails naming `what` after `timeoutMs`. */
-export async function waitFor(
-  what: string,
-  ready: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  detail: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${detail()}`.trim());
-    await new Promise((done) => setTimeout(done, 25));
-  }
-}
-
+/**
+ * Paces a load loop after an answer that came at once (a refused connection):
+ * the drill's own rhythm, not a wait for a state.
+ */
 function pause(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
@@ -146,7 +137,12 @@ export class FaultDrill {
 
   /** Waits for `ready()` as `waitFor` does, naming the drill's state on failure. */
   until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-    return waitFor(what, ready, timeoutMs, () => this.summary());
+    return waitFor(what, ready, timeoutMs).then(
+      () => undefined,
+      (error: Error) => {
+        throw new Error(`${error.message}; ${this.summary()}`);
+      },
+    );
   }
 
   /** The state of the drill in a few words, for failure messages. */
