@@ -98,39 +98,7 @@ function registerStateMetrics(
     'Events held in the event queues, not yet acknowledged by their clients.',
     'events',
   );
-  const publications = (name: string, help: string, field: keyof PublicationStats) =>
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(queues.publicationStats()[field]);
-      },
-    });
-  publications(
-    'chat_event_publications_delayed_total',
-    'Events whose delivery to their queues failed at first (Redis unreachable) and was retried.',
-    'delayed',
-  );
-  publications(
-    'chat_event_publications_abandoned_total',
-    'Events not delivered within EVENT_PUBLISH_RETRY_SECONDS: the queues they were for are dropped, so that their clients register again.',
-    'abandoned',
-  );
-  publications(
-    'chat_event_queues_dropped_total',
-    'Event queues dropped by this process because they missed an event.',
-    'queuesDropped',
-  );
-  new Gauge({
-    name: 'chat_event_publication_backlog',
-    help: 'Events of this process waiting for another attempt at their delivery.',
-    registers: [registry],
-    collect() {
-      this.set(queues.publicationStats().backlog);
-    },
-  });
+  registerPublicationMetrics(registry, queues);
   new Counter({
     name: 'chat_periodic_task_runs_total',
     help: 'Finished runs of the periodic task (scheduled messages, due organization deletions) in this process.',
@@ -188,6 +156,46 @@ function registerStateMetrics(
     registers: [registry],
     collect() {
       this.set((emailNotificationStats(sources).lastRunAt?.getTime() ?? 0) / 1000);
+    },
+  });
+}
+
+/**
+ * What became of the events this process could not deliver at once (a store
+ * shared through Redis, while Redis was unreachable).
+ */
+function registerPublicationMetrics(registry: Registry, queues: EventQueueStore): void {
+  const publications = (name: string, help: string, field: keyof PublicationStats) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(queues.publicationStats()[field]);
+      },
+    });
+  publications(
+    'chat_event_publications_delayed_total',
+    'Events whose delivery to their queues failed at first (Redis unreachable) and was retried.',
+    'delayed',
+  );
+  publications(
+    'chat_event_publications_abandoned_total',
+    'Events not delivered within EVENT_PUBLISH_RETRY_SECONDS: the queues they were for are dropped, so that their clients register again.',
+    'abandoned',
+  );
+  publications(
+    'chat_event_queues_dropped_total',
+    'Event queues dropped by this process because they missed an event.',
+    'queuesDropped',
+  );
+  new Gauge({
+    name: 'chat_event_publication_backlog',
+    help: 'Events of this process waiting for another attempt at their delivery.',
+    registers: [registry],
+    collect() {
+      this.set(queues.publicationStats().backlog);
     },
   });
 }
