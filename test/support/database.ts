@@ -36,7 +36,9 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   if (process.env.TEST_DATABASE === 'postgresql') {
     const server = process.env.TEST_POSTGRES_URL;
     if (!server) throw new Error('TEST_POSTGRES_URL is not set');
-    const name = `chat_test_${randomBytes(6).toString('hex')}`;
+    // Named after the run (global-setup.js), whose teardown drops what is left of it.
+    const run = process.env.TEST_POSTGRES_RUN ?? 'solo';
+    const name = `chat_test_${run}_${randomBytes(6).toString('hex')}`;
     const template = options.empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
     // WAL_LOG copies the template's pages without the checkpoints FILE_COPY waits for.
     await onPostgresServer(

@@ -17,7 +17,8 @@ module.exports = async function globalSetup() {
 
   const server = process.env.TEST_POSTGRES_URL;
   if (!server) return;
-  const name = `chat_template_${randomBytes(6).toString('hex')}`;
+  const run = randomBytes(6).toString('hex');
+  const name = `chat_template_${run}`;
   const client = new Client({ connectionString: server });
   await client.connect();
   try {
@@ -31,4 +32,5 @@ module.exports = async function globalSetup() {
   // The migration's connection is closed when it returns: a template must have none.
   await migrate(url.toString());
   process.env.TEST_POSTGRES_TEMPLATE = name;
+  process.env.TEST_POSTGRES_RUN = run;
 };

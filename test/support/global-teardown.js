@@ -1,4 +1,5 @@
-// Removes the template databases test/support/global-setup.js made.
+// Removes the template databases test/support/global-setup.js made, and any
+// test database of the run still there.
 const { rmSync } = require('node:fs');
 const { dirname } = require('node:path');
 const { Client } = require('pg');
@@ -11,7 +12,14 @@ module.exports = async function globalTeardown() {
   const client = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
   await client.connect();
   try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    // The template, and the run's test databases whose drop had not finished
+    // when their worker ended (TestServer.stop does not wait for it).
+    const { rows } = await client.query(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1 || '%'`,
+      [`chat_test_${process.env.TEST_POSTGRES_RUN}_`],
+    );
+    for (const database of [name, ...rows.map((row) => row.datname)])
+      await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   } finally {
     await client.end();
   }
