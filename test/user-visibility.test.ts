@@ -338,3 +338,37 @@ describe('realm_user events', () => {
     });
   });
 });
+
+describe('direct messages', () => {
+  test('a guest may not write to a user hidden from them', async () => {
+    const res = await server.call('POST', '/messages', {
+      as: cast.guest,
+      params: { type: 'direct', to: [cast.owner.id], content: 'Hello?' },
+    });
+    expectRefusal(res, 'You do not have permission to access some of the recipients.');
+    await server.ok('POST', '/messages', {
+      as: cast.guest,
+      params: { type: 'direct', to: [bot.id, cast.member.id], content: 'Hello, both' },
+    });
+  });
+
+  test('a hidden user writing to the guest becomes visible: a realm_user add before the message', async () => {
+    const queue = await register(server, cast.guest, {
+      fetch_event_types: ['realm_user'],
+      event_types: ['realm_user', 'message'],
+      client_capabilities: { user_list_incomplete: true },
+    });
+    await sendDirect(server, cast.member2, [cast.guest.id], 'Nice to meet you');
+    const events = await eventsOf(server, cast.guest, queue.queue_id);
+    expect(events.map((e) => [e.type, e.op])).toEqual([
+      ['realm_user', 'add'],
+      ['message', undefined],
+    ]);
+    expect(events[0].person).toEqual(
+      expect.objectContaining({ user_id: cast.member2.id, full_name: 'Cordelia Lear' }),
+    );
+    expect(events[1].message.sender_full_name).toBe('Cordelia Lear');
+    const res = await server.ok('GET', `/users/${cast.member2.id}`, { as: cast.guest });
+    expect(res.body.user.full_name).toBe('Cordelia Lear');
+  });
+});

@@ -190,3 +190,16 @@ export async function restrictedViews(
     if (!allowed.has(guest.id)) views.set(guest.id, await usersSharingWith(db, realmId, guest.id));
   return views;
 }
+
+/** Refuses, as Zulip does, a direct message from a restricted guest to users hidden from them. */
+export async function checkSenderCanAccessRecipients(
+  db: Db,
+  realm: Pick<Realm, 'id' | 'canAccessAllUsersGroupId'>,
+  sender: Pick<User, 'id' | 'role' | 'isActive'>,
+  recipients: Pick<User, 'id' | 'isBot'>[],
+): Promise<void> {
+  if (sender.role !== Role.GUEST) return;
+  const accessible = await accessibleUserIds(db, realm, sender);
+  if (accessible && recipients.some((u) => !u.isBot && !accessible.has(u.id)))
+    throw new ApiError('You do not have permission to access some of the recipients.');
+}
