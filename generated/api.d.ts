@@ -318,6 +318,13 @@ export interface paths {
          * @description Lists every user and bot of the organization that the requester can
          *     access, deactivated accounts included (marked by `is_active`). Custom profile field values are
          *     added to each human user only when asked for.
+         *
+         *     When `can_access_all_users_group` is `role:members`, a guest can
+         *     access only themselves, every bot, the active subscribers of the
+         *     channels they are subscribed to and the participants of their direct
+         *     message conversations; the other users are left out (as Zulip does
+         *     from feature level 437; earlier servers listed them as "Unknown
+         *     user" placeholders).
          */
         get: operations["get-users"];
         put?: never;
@@ -349,8 +356,9 @@ export interface paths {
         /**
          * Get a user
          * @description Returns one user or bot, given its ID. Deactivated accounts and bots
-         *     can be fetched too. An unknown or inaccessible ID gives `BAD_REQUEST`
-         *     ("No such user").
+         *     can be fetched too. An unknown ID gives `BAD_REQUEST` ("No such
+         *     user"); a user hidden from a guest by `can_access_all_users_group`
+         *     gives `BAD_REQUEST` ("Insufficient permission").
          */
         get: operations["get-user"];
         put?: never;
@@ -396,6 +404,8 @@ export interface paths {
          *       that address;
          *     - the placeholder address `user{id}@{realm host}` shown in `email` to
          *       requesters who cannot see the real one; it works for every account.
+         *     A user hidden from a guest by `can_access_all_users_group` gives
+         *     `BAD_REQUEST` ("Insufficient permission").
          *     Changed in feature level 302: lookups by real address follow the
          *     target's visibility setting, and placeholder addresses work for all
          *     accounts. New in feature level 39. Looking users up by ID
@@ -2530,6 +2540,11 @@ export interface paths {
          *       `STREAM_WILDCARD_MENTION_NOT_ALLOWED` or
          *       `TOPIC_WILDCARD_MENTION_NOT_ALLOWED`.
          *     - Sending both `topic` and `subject` gives `REQUEST_CONFUSING_VAR`.
+         *     - A guest whom `can_access_all_users_group` restricts may not send a
+         *       direct message to a user hidden from them ("You do not have
+         *       permission to access some of the recipients."). A direct message
+         *       to such a guest makes its participants visible to them: the guest
+         *       first receives a `realm_user` add event for each.
          */
         post: operations["send-message"];
         delete?: never;
@@ -4999,7 +5014,13 @@ export interface components {
                 user_ids?: number[];
             };
         };
-        /** @description A user joined the organization (or became visible to the user). */
+        /**
+         * @description A user joined the organization, or became visible to a guest whom
+         *     `can_access_all_users_group` restricts (a user joined one of their
+         *     channels). A guest restricted that way hears of a new user they
+         *     cannot access as an "Unknown user" placeholder, and not at all when
+         *     their client declares `user_list_incomplete`.
+         */
         RealmUserAddEvent: {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
@@ -8396,7 +8417,16 @@ export interface components {
                      *     (feature level 419): `presence` events carry `presences`, a
                      *     map from user ID to the modern `active_timestamp` and
                      *     `idle_timestamp`, instead of the legacy `user_id`, `email`,
-                     *     `server_timestamp` and per-client `presence`.
+                     *     `server_timestamp` and per-client `presence`. And
+                     *     `user_list_incomplete` (feature level 232): for a guest whom
+                     *     `can_access_all_users_group` restricts, `realm_users` leaves
+                     *     out the users the guest cannot access, and no `realm_user`
+                     *     add event announces a new one; without it, each such user is
+                     *     an "Unknown user" placeholder (`full_name` "Unknown user",
+                     *     role member, the placeholder email, `date_joined` at the Unix
+                     *     epoch, an `avatar_url` of
+                     *     `/static/images/unknown-user-avatar.png`), deactivated ones
+                     *     included, and a new one is announced as such.
                      */
                     client_capabilities?: {
                         [key: string]: unknown;

@@ -67,7 +67,13 @@ export const getUserPresence: Handler<'get-user-presence'> = async ({
 }) => {
   const named = params.user_id_or_email;
   const presence = await services.db.read(async (db) => {
-    const lookup = { forAdmin: false, allowBots: true, allowDeactivated: true };
+    // Zulip shows every user's availability, even to a guest who may not see the user.
+    const lookup = {
+      forAdmin: false,
+      allowBots: true,
+      allowDeactivated: true,
+      ignoreVisibility: true,
+    };
     // Digits are an ID; one past the IDs the database holds names nobody.
     const id = /^\d+$/.test(named) ? Number(named) : undefined;
     const target =

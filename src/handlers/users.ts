@@ -10,6 +10,7 @@ import {
 } from '../actions/users/users';
 import type { User } from '../../generated/prisma/sqlite/client';
 import { profileDataOf } from '../lib/users/profile-fields';
+import { accessibleUserIds } from '../lib/users/user-access';
 import { accessUserByEmail, accessUserById, presentUser, realmHost } from '../lib/users/users';
 import type { AuthedRequest, Handler, HandlerMap, OperationId } from './types';
 
@@ -35,11 +36,19 @@ async function present(
   );
 }
 
-/** Every user and bot of the organization, deactivated ones included. */
+/**
+ * Every user and bot of the organization, deactivated ones included; a guest
+ * the organization restricts sees only the users they may access.
+ */
 export const getUsers: Handler<'get-users'> = async (req) => {
-  const users = await req.services.db.read((db) =>
-    db.user.findMany({ where: { realmId: req.realm.id }, orderBy: { id: 'asc' } }),
-  );
+  const users = await req.services.db.read(async (db) => {
+    const all = await db.user.findMany({
+      where: { realmId: req.realm.id },
+      orderBy: { id: 'asc' },
+    });
+    const accessible = await accessibleUserIds(db, req.realm, req.user);
+    return accessible ? all.filter((u) => u.isBot || accessible.has(u.id)) : all;
+  });
   const members = await present(req, users, {
     clientGravatar: req.params.client_gravatar,
     includeCustomProfileFields: req.params.include_custom_profile_fields,

@@ -244,7 +244,12 @@ function forgetMember(state: State, userId: number): void {
 }
 
 function applyRealmUser(state: State, event: Event): void {
-  if (event.op === 'add') state.realm_users.push(event.person);
+  // An add replaces what the state had for the user (an "Unknown user" a guest now may see).
+  if (event.op === 'add')
+    state.realm_users = [
+      ...state.realm_users.filter((u: { user_id: number }) => u.user_id !== event.person.user_id),
+      event.person,
+    ];
   if (event.op !== 'update') return;
   const { user_id, custom_profile_field, is_active, ...rest } = event.person;
   const all = [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])];

@@ -3,6 +3,7 @@
 // `subscription` add/remove/update to the user, peer_add/peer_remove to those
 // who may see the channel's subscribers, and `stream` create/delete to users
 // who gain or lose sight of a channel.
+import { announceGainedAccess, viewsBefore } from '../users/user-access';
 import type { Realm, Stream, Subscription, User } from '../../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../../db/client';
 import { badRequest } from '../../errors';
@@ -73,6 +74,18 @@ export async function addSubscriptions(
   const audienceBefore = new Map<number, Set<number>>();
   for (const s of streams) audienceBefore.set(s.id, new Set(await metadataAccessUserIds(tx, s)));
   const userIds = [...new Set(pairs.map((p) => p.user.id))];
+  // Guests of a restricted organization may come to see the channel's subscribers, or be seen.
+  const subscribersBefore = await tx.subscription.findMany({
+    where: { streamId: { in: streams.map((s) => s.id) }, active: true },
+    select: { userId: true },
+  });
+  const views =
+    pairs.length > 0
+      ? await viewsBefore(tx, pairs[0].stream.realmId, [
+          ...userIds,
+          ...subscribersBefore.map((s) => s.userId),
+        ])
+      : new Map<number, Set<number>>();
   const existing = await tx.subscription.findMany({
     where: { userId: { in: userIds }, streamId: { in: streams.map((s) => s.id) } },
   });
@@ -102,6 +115,7 @@ export async function addSubscriptions(
     added.push(pair);
   }
   if (added.length > 0) {
+    await announceGainedAccess(tx, onCommit, services, pairs[0].stream.realmId, views);
     const newSubs = await tx.subscription.findMany({
       where: { OR: added.map((p) => ({ userId: p.user.id, streamId: p.stream.id })) },
       include: { stream: true },

@@ -2,6 +2,9 @@
 // (created in one statement) carrying that recipient's flags; after the
 // commit each recipient's queues get a message event with their flags.
 // Changing flags afterwards is message-flags.ts.
+import { announceGainedAccess, viewsBefore } from '../users/user-access';
+import { Role } from '../../lib/constants';
+import { checkSenderCanAccessRecipients } from '../../lib/users/user-access';
 import {
   Prisma,
   type Message,
@@ -200,7 +203,18 @@ export async function sendMessageIn(
     content,
     request.readBySender ?? false,
   );
+  // A direct message with a guest may let them see users a restricted organization hid.
+  const guestsIn = to.kind === 'dm' ? [...to.recipients, sender].filter(isGuest) : [];
+  if (to.kind === 'dm') await checkSenderCanAccessRecipients(tx, realm, sender, to.recipients);
+  const views = guestsIn.length
+    ? await viewsBefore(
+        tx,
+        realm.id,
+        guestsIn.map((u) => u.id),
+      )
+    : null;
   const message = await storeMessage(tx, realm, sender, to, content, rendered, request);
+  if (views) await announceGainedAccess(tx, onCommit, services, realm.id, views);
   await insertUserMessages(tx, message.id, to.kind === 'dm', delivery);
   if (to.kind === 'stream' && to.stream.firstMessageId === null) {
     await executeRows(
@@ -280,6 +294,8 @@ export async function doCallOutgoingWebhooks(services: Services, sent: SentMessa
     doSendMessage(services, realm, bot, { ...reply, client: 'OutgoingWebhookResponse' }),
   );
 }
+
+const isGuest = (u: User) => u.role === Role.GUEST;
 
 /** Inserts the message row, and returns it as a model row. */
 async function storeMessage(

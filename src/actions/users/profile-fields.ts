@@ -2,6 +2,7 @@
 // the whole list to everyone) and changing users' values (realm_user updates,
 // built by the caller's transaction, or by doChangeOwnProfileData when users
 // change their own).
+import { userIdsWhoCanAccess } from '../../lib/users/user-access';
 import type { User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
@@ -108,7 +109,7 @@ export async function doChangeOwnProfileData(
       services.config.externalUrl.replace(/\/$/, ''),
     );
     if (persons.length === 0) return;
-    const everyone = await activeUserIds(tx, user.realmId);
+    const everyone = await userIdsWhoCanAccess(tx, user);
     onCommit(() => {
       for (const person of persons)
         services.bus.publish({ type: 'realm_user', op: 'update', person }, everyone);

@@ -3,6 +3,7 @@
 // user_settings_object capability also as the legacy update_display_settings
 // or update_global_notifications event; a new name or time zone goes to the
 // whole organization as a realm_user update.
+import { userIdsWhoCanAccess } from '../../lib/users/user-access';
 import type { User } from '../../../generated/prisma/sqlite/client';
 import { ApiError } from '../../errors';
 import type { EventBody } from '../../events/queues';
@@ -95,13 +96,16 @@ export async function doUpdateUserSettings(
     const sharedChanges: Record<string, unknown>[] = [];
     if (renamed) sharedChanges.push({ full_name: fullName });
     if ('timezone' in data) sharedChanges.push({ timezone: data.timezone });
-    const everyone = sharedChanges.length
-      ? await tx.user.findMany({
-          where: { realmId: user.realmId, isActive: true },
-          select: { id: true },
-        })
-      : [];
-    const others = await ownSettingsEvents(tx, current, data, services.config.externalUrl);
+    // Only those who may see the user (can_access_all_users_group) hear of it.
+    const canSee = await userIdsWhoCanAccess(tx, user);
+    const everyone = sharedChanges.length ? canSee : [];
+    const others = (await ownSettingsEvents(tx, current, data, services.config.externalUrl)).map(
+      ({ event, userIds }) => ({
+        event,
+        userIds:
+          event.type === 'realm_user' ? userIds.filter((id) => canSee.includes(id)) : userIds,
+      }),
+    );
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: user.realmId } });
     const email = apiEmail(updated, realmHost(realm, services.config.externalUrl));
     onCommit(() => {
@@ -114,7 +118,7 @@ export async function doUpdateUserSettings(
       for (const fields of sharedChanges) {
         services.bus.publish(
           { type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } },
-          everyone.map((u) => u.id),
+          everyone,
         );
       }
       for (const { event, userIds } of others) services.bus.publish(event, userIds);

@@ -1,9 +1,9 @@
 // Setting a user's status (text and emoji), and the legacy `away` switch,
 // with a user_status event to the whole organization.
+import { userIdsWhoCanAccess } from '../../lib/users/user-access';
 import type { User } from '../../../generated/prisma/sqlite/client';
 import { ApiError } from '../../errors';
 import { normalizeReactionType, ReactionType, storedEmojiName } from '../../lib/emoji/emoji';
-import { activeUserIds } from '../../lib/users/user-events';
 import { checkEmoji, emojiByName } from '../../lib/emoji/lookup';
 import type { EventOf } from '../../events/queues';
 import type { Services } from '../../services';
@@ -66,7 +66,7 @@ export async function doUpdateUserStatus(
       create: { userId: target.id, ...data },
       update: data,
     });
-    const everyone = await activeUserIds(tx, target.realmId);
+    const everyone = await userIdsWhoCanAccess(tx, target);
     const event: EventOf<'user_status'> = { type: 'user_status', user_id: target.id };
     if (change.away !== undefined) event.away = change.away;
     if (statusText !== undefined) event.status_text = statusText;

@@ -10,6 +10,11 @@ import { Role } from '../../lib/constants';
 import { BotType, SystemBot, botAudience, type SystemBotName } from '../../lib/users/bots';
 import { generateApiKey, hashPassword } from '../../lib/users/secrets';
 import { presentUserStatus } from '../../lib/users/user-status';
+import {
+  unknownUser,
+  userIdsWhoCanAccess,
+  userIdsWhoCannotAccess,
+} from '../../lib/users/user-access';
 import { newUserSettingColumns } from '../../lib/users/user-settings';
 import {
   activeUserIds,
@@ -132,15 +137,25 @@ export async function insertUser(
     where: { realmId: realm.id, isActive: true },
     select: { id: true, role: true },
   });
+  // A new human is hidden from the guests a restricted organization limits: they
+  // hear of an "Unknown user", unless their client declares user_list_incomplete.
+  const hiddenFrom = new Set(await userIdsWhoCannotAccess(tx, user));
   const host = realmHost(realm, services.config.externalUrl);
   onCommit(() => {
     for (const viewer of everyone) {
+      if (hiddenFrom.has(viewer.id)) continue;
       const person = presentUser(user, viewer, host, {
         clientGravatar: false,
         profileData: new Map(),
       });
       services.bus.publish({ type: 'realm_user', op: 'add', person }, [viewer.id]);
     }
+    if (hiddenFrom.size > 0)
+      services.bus.publishLegacy(
+        { type: 'realm_user', op: 'add', person: unknownUser(user.id, host) },
+        hiddenFrom,
+        'user_list_incomplete',
+      );
     for (const group of groups)
       services.bus.publish(
         { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] },
@@ -335,8 +350,11 @@ async function syncSystemGroups(tx: Db, user: User, role: number, realm: Realm) 
   return { removed, added };
 }
 
-/** An event of a user update, for everyone in the organization or for some. */
-type UserEvent = { event: EventBody; to: number[] | 'all' };
+/**
+ * An event of a user update, for those who may see the user ('all'), for
+ * every active user of the organization ('realm'), or for some.
+ */
+type UserEvent = { event: EventBody; to: number[] | 'all' | 'realm' };
 
 /** Gives `user` a new role (and the system groups that go with it), as `actor` may. */
 async function changeRole(
@@ -356,7 +374,7 @@ async function changeRole(
   const { removed, added } = await syncSystemGroups(tx, user, role, realm);
   const membership = (op: 'remove_members' | 'add_members', id: number): UserEvent => ({
     event: { type: 'user_group', op, group_id: id, user_ids: [user.id] },
-    to: 'all',
+    to: 'realm',
   });
   return [
     { event: { type: 'realm_user', op: 'update', person: { user_id: user.id, role } }, to: 'all' },
@@ -452,16 +470,22 @@ export async function doUpdateUser(
       ))
         events.push({ event: { type: 'realm_user', op: 'update', person }, to: 'all' });
     }
-    const viewers = await tx.user.findMany({
-      where: { realmId: realm.id, isActive: true },
-      select: { id: true, role: true },
-    });
+    // Only those who may see the user (can_access_all_users_group) hear of changes.
+    const canSee = new Set(await userIdsWhoCanAccess(tx, user));
+    const viewers = (
+      await tx.user.findMany({
+        where: { realmId: realm.id, isActive: true },
+        select: { id: true, role: true },
+      })
+    ).filter((v) => canSee.has(v.id));
     if (change.newEmail !== undefined && change.newEmail.toLowerCase() !== user.emailLower)
       events.push(...(await changeEmail(tx, user, change.newEmail, viewers)));
-    const all = viewers.map((v) => v.id);
+    const all = [...canSee];
+    const realmWide = await activeUserIds(tx, realm.id);
     onCommit(() => {
       services.auth.forgetUser(user.id);
-      for (const { event, to } of events) services.bus.publish(event, to === 'all' ? all : to);
+      for (const { event, to } of events)
+        services.bus.publish(event, to === 'all' ? all : to === 'realm' ? realmWide : to);
     });
   });
 }
@@ -527,6 +551,8 @@ export async function doDeactivateUser(
     const ids = [...bots.map((b) => b.id), user.id];
     await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } });
     const remaining = await activeUserIds(tx, user.realmId);
+    // Those a restricted organization hides the user from do not hear of it.
+    const hiddenFrom = new Set(user.isBot ? [] : await userIdsWhoCannotAccess(tx, user));
     // Bots' owners and the administrators also hear it in `realm_bot` events.
     const deactivatedBots = user.isBot ? [...bots, user] : bots;
     const owners = await Promise.all(
@@ -548,7 +574,7 @@ export async function doDeactivateUser(
         services.auth.forgetUser(id);
         services.bus.publish(
           { type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } },
-          remaining,
+          id === user.id ? remaining.filter((r) => !hiddenFrom.has(r)) : remaining,
         );
       }
     });
@@ -561,6 +587,7 @@ export async function doReactivateUser(services: Services, target: User): Promis
   await services.db.write(async (tx, onCommit) => {
     await tx.user.update({ where: { id: target.id }, data: { isActive: true } });
     const everyone = await activeUserIds(tx, target.realmId);
+    const canSee = await userIdsWhoCanAccess(tx, target);
     const direct = await tx.userGroupMember.findMany({
       where: { userId: target.id },
       include: { group: { select: { name: true } } },
@@ -582,7 +609,7 @@ export async function doReactivateUser(services: Services, target: User): Promis
       services.auth.forgetUser(target.id);
       services.bus.publish(
         { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
-        everyone,
+        canSee,
       );
       if (target.isBot)
         services.bus.publish(

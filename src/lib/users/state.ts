@@ -20,13 +20,17 @@ import {
 } from './user-settings';
 import { userStatusState } from './user-status';
 import { mutedTopicsState, userTopicsState } from './user-topics';
+import { accessibleUserIds, unknownUser } from './user-access';
 import { avatarUrl, avatarUrlMedium, presentUser, realmHost } from './users';
 
 /**
  * `realm_user`: every user of the organization (active humans and bots in
  * `realm_users`, deactivated ones in `realm_non_active_users`, humans with
  * their custom profile field values), and the user's own identity and the
- * permissions clients show or hide features by.
+ * permissions clients show or hide features by. A guest the organization
+ * restricts gets only the users they may access, and, unless their client
+ * declares `user_list_incomplete`, an "Unknown user" in `realm_users` for
+ * each of the others.
  */
 export const realmUserState: StateProvider = async ({
   db,
@@ -34,9 +38,18 @@ export const realmUserState: StateProvider = async ({
   user,
   externalUrl,
   clientGravatar,
+  clientCapabilities,
 }) => {
   const host = realmHost(realm, externalUrl);
-  const users = await db.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } });
+  const all = await db.user.findMany({ where: { realmId: realm.id }, orderBy: { id: 'asc' } });
+  const accessible = await accessibleUserIds(db, realm, user);
+  const canSee = (u: (typeof all)[number]) => !accessible || u.isBot || accessible.has(u.id);
+  const users = all.filter(canSee);
+  // Clients without user_list_incomplete get an "Unknown user" for each hidden one.
+  const unknown =
+    clientCapabilities.user_list_incomplete === true
+      ? []
+      : all.filter((u) => !canSee(u)).map((u) => unknownUser(u.id, host));
   const profileData = await profileDataOf(
     db,
     users.filter((u) => !u.isBot).map((u) => u.id),
@@ -53,7 +66,9 @@ export const realmUserState: StateProvider = async ({
   const canCreatePrivate = holds('can_create_private_channel_group');
   const canCreateWebPublic = holds('can_create_web_public_channel_group');
   return {
-    realm_users: users.filter((u) => u.isActive).map(present),
+    realm_users: [...users.filter((u) => u.isActive).map(present), ...unknown].sort(
+      (a, b) => a.user_id - b.user_id,
+    ),
     realm_non_active_users: users.filter((u) => !u.isActive).map(present),
     // System bots shared by every organization of a server: this server has none.
     cross_realm_bots: [],

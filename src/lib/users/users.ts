@@ -4,6 +4,7 @@ import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { Role } from '../constants';
+import { checkCanAccessUser } from './user-access';
 
 /** Email visibility settings: who may see a user's real address. */
 export const EmailVisibility = {
@@ -127,13 +128,24 @@ export interface UserAccess {
   allowBots?: boolean;
   /** Whether the requester must be allowed to administer the target. */
   forAdmin: boolean;
+  /**
+   * Whether a guest may look up a user the organization hides from them
+   * (can_access_all_users_group); by default they get "Insufficient permission".
+   */
+  ignoreVisibility?: boolean;
 }
 
-function checkUserAccess(actor: User, target: User | null, access: UserAccess): User {
+async function checkUserAccess(
+  db: Db,
+  actor: User,
+  target: User | null,
+  access: UserAccess,
+): Promise<User> {
   if (!target || (target.isBot && !access.allowBots)) throw new ApiError('No such user');
   if (!target.isActive && !access.allowDeactivated) throw new ApiError('User is deactivated');
-  if (access.forAdmin && !canAdminUser(actor, target))
-    throw new ApiError('Insufficient permission');
+  if (access.forAdmin) {
+    if (!canAdminUser(actor, target)) throw new ApiError('Insufficient permission');
+  } else if (!access.ignoreVisibility) await checkCanAccessUser(db, actor, target);
   return target;
 }
 
@@ -145,7 +157,7 @@ export async function accessUserById(
   access: UserAccess,
 ): Promise<User> {
   const target = await db.user.findFirst({ where: { id: userId, realmId: actor.realmId } });
-  return checkUserAccess(actor, target, access);
+  return checkUserAccess(db, actor, target, access);
 }
 
 /**
@@ -172,5 +184,5 @@ export async function accessUserByEmail(
       });
     }
   }
-  return checkUserAccess(actor, target, access);
+  return checkUserAccess(db, actor, target, access);
 }
