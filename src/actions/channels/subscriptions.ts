@@ -86,34 +86,7 @@ export async function addSubscriptions(
           ...subscribersBefore.map((s) => s.userId),
         ])
       : new Map<number, Set<number>>();
-  const existing = await tx.subscription.findMany({
-    where: { userId: { in: userIds }, streamId: { in: streams.map((s) => s.id) } },
-  });
-  const colors = await tx.subscription.findMany({
-    where: { userId: { in: userIds } },
-    select: { userId: true, color: true },
-  });
-  const added: { user: User; stream: Stream }[] = [];
-  const already: { user: User; stream: Stream }[] = [];
-  for (const pair of pairs) {
-    const sub = existing.find((s) => s.userId === pair.user.id && s.streamId === pair.stream.id);
-    if (sub?.active) {
-      already.push(pair);
-      continue;
-    }
-    if (sub) {
-      await tx.subscription.update({ where: { id: sub.id }, data: { active: true } });
-    } else {
-      const color =
-        pair.color ??
-        pickColor(colors.filter((c) => c.userId === pair.user.id).map((c) => c.color));
-      colors.push({ userId: pair.user.id, color });
-      await tx.subscription.create({
-        data: { userId: pair.user.id, streamId: pair.stream.id, color },
-      });
-    }
-    added.push(pair);
-  }
+  const { added, already } = await writeSubscriptions(tx, pairs, userIds, streams);
   if (added.length > 0) {
     await announceGainedAccess(tx, onCommit, services, pairs[0].stream.realmId, views);
     const newSubs = await tx.subscription.findMany({
@@ -171,6 +144,44 @@ export async function addSubscriptions(
         );
       }
     });
+  }
+  return { added, already };
+}
+
+/** Subscribes each pair's user to its channel: reactivates an old subscription, or creates one with a color. */
+async function writeSubscriptions(
+  tx: Db,
+  pairs: { user: User; stream: Stream; color?: string }[],
+  userIds: number[],
+  streams: Stream[],
+): Promise<{ added: { user: User; stream: Stream }[]; already: { user: User; stream: Stream }[] }> {
+  const existing = await tx.subscription.findMany({
+    where: { userId: { in: userIds }, streamId: { in: streams.map((s) => s.id) } },
+  });
+  const colors = await tx.subscription.findMany({
+    where: { userId: { in: userIds } },
+    select: { userId: true, color: true },
+  });
+  const added: { user: User; stream: Stream }[] = [];
+  const already: { user: User; stream: Stream }[] = [];
+  for (const pair of pairs) {
+    const sub = existing.find((s) => s.userId === pair.user.id && s.streamId === pair.stream.id);
+    if (sub?.active) {
+      already.push(pair);
+      continue;
+    }
+    if (sub) {
+      await tx.subscription.update({ where: { id: sub.id }, data: { active: true } });
+    } else {
+      const color =
+        pair.color ??
+        pickColor(colors.filter((c) => c.userId === pair.user.id).map((c) => c.color));
+      colors.push({ userId: pair.user.id, color });
+      await tx.subscription.create({
+        data: { userId: pair.user.id, streamId: pair.stream.id, color },
+      });
+    }
+    added.push(pair);
   }
   return { added, already };
 }

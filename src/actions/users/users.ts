@@ -84,6 +84,49 @@ export function checkNewUser(input: NewUser): void {
 }
 
 /**
+ * Tells everyone in the organization of a new user and of their system group
+ * memberships, after commit; guests of a restricted organization who may not
+ * see the user hear of an "Unknown user", unless their client declares
+ * user_list_incomplete.
+ */
+async function announceNewUser(
+  tx: Db,
+  onCommit: OnCommit,
+  services: Services,
+  realm: Realm,
+  user: User,
+  groups: { id: number }[],
+): Promise<void> {
+  const everyone = await tx.user.findMany({
+    where: { realmId: realm.id, isActive: true },
+    select: { id: true, role: true },
+  });
+  const hiddenFrom = new Set(await userIdsWhoCannotAccess(tx, user));
+  const host = realmHost(realm, services.config.externalUrl);
+  onCommit(() => {
+    for (const viewer of everyone) {
+      if (hiddenFrom.has(viewer.id)) continue;
+      const person = presentUser(user, viewer, host, {
+        clientGravatar: false,
+        profileData: new Map(),
+      });
+      services.bus.publish({ type: 'realm_user', op: 'add', person }, [viewer.id]);
+    }
+    if (hiddenFrom.size > 0)
+      services.bus.publishLegacy(
+        { type: 'realm_user', op: 'add', person: unknownUser(user.id, host) },
+        hiddenFrom,
+        'user_list_incomplete',
+      );
+    for (const group of groups)
+      services.bus.publish(
+        { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] },
+        everyone.map((u) => u.id),
+      );
+  });
+}
+
+/**
  * Inserts a user inside an open transaction; `passwordHash` is computed by the
  * caller beforehand so no transaction waits on Argon2.
  */
@@ -133,35 +176,7 @@ export async function insertUser(
   await tx.userGroupMember.createMany({
     data: groups.map((g) => ({ groupId: g.id, userId: user.id })),
   });
-  const everyone = await tx.user.findMany({
-    where: { realmId: realm.id, isActive: true },
-    select: { id: true, role: true },
-  });
-  // A new human is hidden from the guests a restricted organization limits: they
-  // hear of an "Unknown user", unless their client declares user_list_incomplete.
-  const hiddenFrom = new Set(await userIdsWhoCannotAccess(tx, user));
-  const host = realmHost(realm, services.config.externalUrl);
-  onCommit(() => {
-    for (const viewer of everyone) {
-      if (hiddenFrom.has(viewer.id)) continue;
-      const person = presentUser(user, viewer, host, {
-        clientGravatar: false,
-        profileData: new Map(),
-      });
-      services.bus.publish({ type: 'realm_user', op: 'add', person }, [viewer.id]);
-    }
-    if (hiddenFrom.size > 0)
-      services.bus.publishLegacy(
-        { type: 'realm_user', op: 'add', person: unknownUser(user.id, host) },
-        hiddenFrom,
-        'user_list_incomplete',
-      );
-    for (const group of groups)
-      services.bus.publish(
-        { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] },
-        everyone.map((u) => u.id),
-      );
-  });
+  await announceNewUser(tx, onCommit, services, realm, user, groups);
   // New people join the organization's default channels, and any channels they were given.
   const joinDefaults = !user.isBot && (input.joinDefaultChannels ?? true);
   const given = input.channelIds ?? [];
