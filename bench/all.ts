@@ -8,7 +8,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-const benchmarks = ['users-me', 'floors', 'queues', 'capacity', 'logins'];
+const benchmarks = ['users-me', 'floors', 'queues', 'streams', 'capacity', 'logins'];
 
 function run(name: string): Promise<string[]> {
   const child = spawn(process.execPath, [join(__dirname, `${name}.js`)], {

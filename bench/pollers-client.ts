@@ -19,15 +19,15 @@ export interface Deliveries {
 }
 
 /**
- * Starts pollers.js: a waiting long-poll on each queue, in a process of its
- * own, so that neither it nor the load generator starves the other. `stop()`
- * answers what they received.
+ * Starts pollers.js: a waiting long-poll on each queue (with `stream`, a
+ * stream following it), in a process of its own, so that neither it nor the
+ * load generator starves the other. `stop()` answers what they received.
  */
-export async function startPollers(port: number, polls: Poll[]) {
+export async function startPollers(port: number, polls: Poll[], stream = false) {
   const child = spawn(process.execPath, [join(__dirname, 'pollers.js')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  child.stdin!.end(JSON.stringify({ port, polls }));
+  child.stdin!.end(JSON.stringify({ port, polls, stream }));
   const lines = createInterface({ input: child.stdout! });
   const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
   await next(); // ready

@@ -1,15 +1,25 @@
 // A process of its own that keeps a long-poll waiting on each given event
-// queue, re-polling as soon as an answer arrives, until it gets SIGTERM; then
+// queue, re-polling as soon as an answer arrives (or, with `stream`, follows
+// each queue with one GET /events/stream), until it gets SIGTERM; then
 // it prints one JSON line: how many message events it received, and for each
 // message ID how many polls received it and when the last one did. The
 // benchmarks run it beside the load generator, so that neither starves the
 // other.
-//   echo '{"port": ..., "polls": [{"email", "apiKey", "queueId"}]}' | node dist/bench/pollers.js
+//   echo '{"port": ..., "polls": [{"email", "apiKey", "queueId"}], "stream": false}' | node dist/bench/pollers.js
 import { Agent, request } from 'node:http';
 import type { Deliveries, Poll } from './pollers-client';
 
 let running = true;
 const deliveries: Deliveries = { received: 0, byMessage: {} };
+
+/** Counts one event received. */
+function received(event: { type: string; message?: { id: number } }, now: number): void {
+  if (event.type !== 'message') return;
+  deliveries.received++;
+  const seen = (deliveries.byMessage[event.message!.id] ??= [0, 0]);
+  seen[0]++;
+  seen[1] = now;
+}
 
 function get(
   agent: Agent,
@@ -34,13 +44,7 @@ function get(
           const now = performance.timeOrigin + performance.now();
           try {
             const answer = JSON.parse(text);
-            for (const event of answer.events ?? [])
-              if (event.type === 'message') {
-                deliveries.received++;
-                const seen = (deliveries.byMessage[event.message.id] ??= [0, 0]);
-                seen[0]++;
-                seen[1] = now;
-              }
+            for (const event of answer.events ?? []) received(event, now);
             resolve(answer);
           } catch {
             resolve(null);
@@ -62,6 +66,35 @@ async function loop(agent: Agent, port: number, poll: Poll): Promise<void> {
   }
 }
 
+/** Follows a queue with one GET /events/stream, counting the events of its `data:` lines. */
+function follow(agent: Agent, port: number, poll: Poll): void {
+  const auth = `Basic ${Buffer.from(`${poll.email}:${poll.apiKey}`).toString('base64')}`;
+  const req = request(
+    {
+      host: '127.0.0.1',
+      port,
+      path: `/api/v1/events/stream?queue_id=${poll.queueId}`,
+      agent,
+      headers: { authorization: auth, accept: 'text/event-stream' },
+    },
+    (res) => {
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        const end = buffer.lastIndexOf('\n\n');
+        if (end === -1) return;
+        const now = performance.timeOrigin + performance.now();
+        for (const line of buffer.slice(0, end).split('\n'))
+          if (line.startsWith('data: ')) received(JSON.parse(line.slice(6)), now);
+        buffer = buffer.slice(end + 2);
+      });
+    },
+  );
+  req.on('error', () => undefined);
+  req.end();
+}
+
 process.on('SIGTERM', () => {
   running = false;
   // A pipe is written asynchronously: exit once the whole line is out.
@@ -72,8 +105,15 @@ let input = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk: string) => (input += chunk));
 process.stdin.on('end', () => {
-  const { port, polls } = JSON.parse(input) as { port: number; polls: Poll[] };
+  const { port, polls, stream } = JSON.parse(input) as {
+    port: number;
+    polls: Poll[];
+    stream?: boolean;
+  };
   const agent = new Agent({ keepAlive: true, maxSockets: polls.length });
-  for (const poll of polls) void loop(agent, port, poll);
+  for (const poll of polls) {
+    if (stream) follow(agent, port, poll);
+    else void loop(agent, port, poll);
+  }
   process.stdout.write('ready\n');
 });

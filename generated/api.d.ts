@@ -306,6 +306,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an event queue as server-sent events
+         * @description Keeps the connection open and writes the queue's events as
+         *     [server-sent events](https://html.spec.whatwg.org/multipage/server-sent-events.html)
+         *     as they come, so that a browser's `EventSource` or `curl -N` follows
+         *     a queue with one request. This server's own addition: Zulip's clients
+         *     long-poll `GET /events`, which is unchanged, and a queue may be read
+         *     either way (one reader at a time: a newer poll or stream of the same
+         *     queue ends this one).
+         *
+         *     Each event is one server-sent event: its ID in the queue as `id:` and
+         *     its JSON (one of the event schemas of `GET /events`, ID included) as
+         *     `data:`, on one line, with no `event:` field, so `EventSource`'s
+         *     `onmessage` receives every event. When the heartbeat interval (about
+         *     50 seconds) passes without an event, a comment line (`: heartbeat`)
+         *     keeps proxies from closing the connection; no `heartbeat` event is
+         *     added to the queue. The stream opens with the events already waiting
+         *     (or with a heartbeat comment, when there are none).
+         *
+         *     Sending an event does not acknowledge it: events up to the
+         *     `Last-Event-ID` header (which `EventSource` sends when it reconnects)
+         *     or else `last_event_id` are acknowledged when the stream opens, and it
+         *     resumes exactly after that event, on any server process. Until then,
+         *     events sent stay in the queue, within its bound of events.
+         *
+         *     The stream ends (and `EventSource` reconnects) when a newer poll or
+         *     stream takes the queue, the queue is deleted, or the server process
+         *     shuts down. A client that does not read what is written is cut off
+         *     once more than `EVENT_STREAM_MAX_UNSENT_BYTES` (1 MiB) waits for it.
+         *     An unknown or expired queue answers `BAD_EVENT_QUEUE_ID` (JSON, before
+         *     any stream begins), like any other refusal.
+         *
+         *     ```
+         *     curl -N -G https://chat.example.com/api/v1/events/stream \
+         *         -u BOT_EMAIL:BOT_API_KEY \
+         *         --data-urlencode queue_id=2c3b5a1e-7f64-4d2b-9a8e-5b1f0c6d7e81
+         *     ```
+         */
+        get: operations["stream-events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -10500,6 +10554,64 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "stream-events": {
+        parameters: {
+            query: {
+                /** @description The queue to follow, as returned by `POST /register`. */
+                queue_id: string;
+                /**
+                 * @description The highest event ID the client has received; events up to it are
+                 *     acknowledged and dropped, and the stream starts after it. The
+                 *     `Last-Event-ID` header takes precedence.
+                 */
+                last_event_id?: number;
+            };
+            header?: {
+                /**
+                 * @description The ID of the last event the client received, as `EventSource`
+                 *     sends it when it reconnects (from the last `id:` it read): events
+                 *     up to it are acknowledged and the stream resumes after it. Not an
+                 *     integer of at least -1: 400 `BAD_REQUEST` ("Invalid Last-Event-ID").
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream, open until the client goes away, the queue is taken by
+             *     a newer reader or deleted, or the server process shuts down.
+             */
+            200: {
+                headers: {
+                    /** @description Always `no-cache, no-transform`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description The request was refused before any stream began: a parameter was
+             *     missing or malformed, the Last-Event-ID header was not an event
+             *     ID, or the queue is unknown or expired (`BAD_EVENT_QUEUE_ID`).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

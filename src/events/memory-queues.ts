@@ -20,6 +20,23 @@ import {
   type QueuedEvent,
 } from './queues';
 
+/** Why a waiting poll is woken. */
+type Wake = 'events' | 'ended' | 'drained';
+
+/** Drops the events up to `id` from the front of `events` (sorted by ID), in place. */
+function acknowledge(events: QueuedEvent[], id: number): void {
+  let n = 0;
+  while (n < events.length && events[n].id <= id) n++;
+  if (n > 0) events.splice(0, n);
+}
+
+/** The index of the first event after `id` in `events` (sorted by ID), counted from the end. */
+function firstAfter(events: QueuedEvent[], id: number): number {
+  let i = events.length;
+  while (i > 0 && events[i - 1].id > id) i--;
+  return i;
+}
+
 /** One client's queue. */
 class MemoryQueue {
   readonly id = randomUUID();
@@ -27,7 +44,8 @@ class MemoryQueue {
   /** ID of the last event added; -1 before the first. */
   lastEventId = -1;
   lastTouched = Date.now();
-  waiter: ((events: QueuedEvent[]) => void) | null = null;
+  /** The waiting poll, told why it is woken: events, its end (replaced, removed), or shutdown. */
+  waiter: ((why: Wake) => void) | null = null;
 
   constructor(readonly options: QueueOptions) {}
 }
@@ -91,29 +109,37 @@ export class MemoryQueueStore implements EventQueueStore {
     userId,
     lastEventId,
     dontBlock,
+    after = lastEventId,
+    follow = false,
     onAbort,
   }: PollRequest): Promise<QueuedEvent[] | null> {
     const queue = this.find(queueId, userId);
     if (!queue) return Promise.resolve(null);
     queue.lastTouched = Date.now();
-    queue.events = queue.events.filter((e) => e.id > lastEventId);
-    if (queue.events.length > 0 || dontBlock || this.draining)
-      return Promise.resolve(queue.events.slice());
-    this.wake(queue, []); // a newer poll replaces an older one
+    acknowledge(queue.events, lastEventId);
+    const pending = () => queue.events.slice(firstAfter(queue.events, after));
+    const events = pending();
+    if (events.length > 0 || dontBlock) return Promise.resolve(events);
+    if (this.draining) return Promise.resolve(follow ? null : events);
+    this.wake(queue, 'ended'); // a newer poll replaces an older one
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         queue.waiter = null;
+        if (follow) return resolve([]);
         this.append(queue, { type: 'heartbeat' });
-        resolve(queue.events.slice());
+        resolve(pending());
       }, this.limits.heartbeatMs);
-      queue.waiter = (events) => {
+      const waiter = (why: Wake) => {
         clearTimeout(timer);
         queue.waiter = null;
         queue.lastTouched = Date.now();
-        resolve(events);
+        if (why === 'events' || (why === 'drained' && !follow)) resolve(pending());
+        else resolve(follow ? null : []);
       };
+      queue.waiter = waiter;
       onAbort?.(() => {
-        if (queue.waiter) {
+        // Only this poll's wait: a newer poll may be waiting by now.
+        if (queue.waiter === waiter) {
           clearTimeout(timer);
           queue.waiter = null;
           queue.lastTouched = Date.now();
@@ -124,7 +150,7 @@ export class MemoryQueueStore implements EventQueueStore {
 
   drain(): void {
     this.draining = true;
-    for (const queue of this.queues.values()) this.wake(queue, queue.events.slice());
+    for (const queue of this.queues.values()) this.wake(queue, 'drained');
   }
 
   async close(): Promise<void> {
@@ -165,7 +191,7 @@ export class MemoryQueueStore implements EventQueueStore {
     const mine = this.byUser.get(queue.options.userId);
     mine?.delete(queue);
     if (mine?.size === 0) this.byUser.delete(queue.options.userId);
-    this.wake(queue, []);
+    this.wake(queue, 'ended');
   }
 
   /** Adds what a publication holds for one queue, if anything, and wakes its poll. */
@@ -196,10 +222,10 @@ export class MemoryQueueStore implements EventQueueStore {
   private flushWakes(): void {
     const queues = [...this.pendingWakes];
     this.pendingWakes.clear();
-    for (const queue of queues) if (queue.waiter) this.wake(queue, queue.events.slice());
+    for (const queue of queues) if (queue.waiter) this.wake(queue, 'events');
   }
 
-  private wake(queue: MemoryQueue, events: QueuedEvent[]): void {
-    queue.waiter?.(events);
+  private wake(queue: MemoryQueue, why: Wake): void {
+    queue.waiter?.(why);
   }
 }

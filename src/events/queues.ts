@@ -195,19 +195,17 @@ export function queuedEvent(body: EventBody, id: number): QueuedEvent {
  * its own ID first; any other event is serialized whole.
  */
 export function eventsJson(events: QueuedEvent[]): string {
-  const parts: string[] = [];
-  for (const event of events) {
-    const body = bodyOfQueued.get(event);
-    if (!body) {
-      parts.push(JSON.stringify(event));
-      continue;
-    }
-    let json = jsonOfBody.get(body);
-    if (json === undefined) jsonOfBody.set(body, (json = JSON.stringify(body)));
-    // `{` of the body's object, then its members after the ID.
-    parts.push(json.length > 2 ? `{"id":${event.id},${json.slice(1)}` : `{"id":${event.id}}`);
-  }
-  return `[${parts.join(',')}]`;
+  return `[${events.map(eventJson).join(',')}]`;
+}
+
+/** The JSON of one event, from its body's JSON when it was queued with `queuedEvent` (see eventsJson). */
+export function eventJson(event: QueuedEvent): string {
+  const body = bodyOfQueued.get(event);
+  if (!body) return JSON.stringify(event);
+  let json = jsonOfBody.get(body);
+  if (json === undefined) jsonOfBody.set(body, (json = JSON.stringify(body)));
+  // `{` of the body's object, then its members after the ID.
+  return json.length > 2 ? `{"id":${event.id},${json.slice(1)}` : `{"id":${event.id}}`;
 }
 
 const JSON_TEXT = Symbol('JSON text');
@@ -281,6 +279,19 @@ export interface PollRequest {
   lastEventId: number;
   /** Answer at once, even with nothing to say. */
   dontBlock: boolean;
+  /**
+   * Answer only the events after this ID (at least `lastEventId`): those up
+   * to it stay in the queue, unacknowledged. A stream sends events as they
+   * come and leaves them until its client acknowledges them on reconnecting.
+   */
+  after?: number;
+  /**
+   * The poll of a stream following the queue (stream.ts): at the
+   * heartbeat interval it answers nothing rather than adding a heartbeat
+   * event, and it answers null once the stream is to end (a newer poll
+   * replaced it, the queue was deleted, the process is shutting down).
+   */
+  follow?: boolean;
   /** Lets the caller cancel the wait when its client goes away. */
   onAbort?: (cancel: () => void) => void;
 }
@@ -297,7 +308,7 @@ export interface EventQueueStore {
    * if there are any (or if `dontBlock`), and otherwise waits for the next
    * event or, after the heartbeat interval, a heartbeat. A newer poll of the
    * same queue answers an older one with nothing. Null when the user has no
-   * queue of that ID.
+   * queue of that ID (and, for a poll that follows, once its stream is to end).
    */
   poll(request: PollRequest): Promise<QueuedEvent[] | null>;
   /** Removes one of the user's queues, answering its waiting poll with nothing; false when there is none. */

@@ -37,7 +37,11 @@ import { defineScripts, queueScript, runScript } from './redis-scripts';
 /** A poll of this process, from its check of the queue until it is answered. */
 interface Waiter {
   queueId: string;
-  resolve: (events: QueuedEvent[]) => void;
+  /** Events after this ID answer the poll. */
+  after: number;
+  /** The poll of a stream (PollRequest.follow). */
+  follow: boolean;
+  resolve: (events: QueuedEvent[] | null) => void;
   /** checking: the poll's script runs; waiting: nothing to answer yet; taking: reading after a wake-up. */
   state: 'checking' | 'waiting' | 'taking' | 'done';
   /** A wake-up came while the queue was being read; read again. */
@@ -189,18 +193,25 @@ export class RedisQueueStore implements EventQueueStore {
     userId,
     lastEventId,
     dontBlock,
+    after = lastEventId,
+    follow = false,
     onAbort,
   }: PollRequest): Promise<QueuedEvent[] | null> {
-    if (this.draining) dontBlock = true;
+    if (this.draining) {
+      if (follow) return null;
+      dontBlock = true;
+    }
     // The waiter is known here before the queue is checked, so that a wake-up
     // arriving between the check and the wait is not missed.
     let waiter: Waiter | undefined;
-    let answered: Promise<QueuedEvent[]> | undefined;
+    let answered: Promise<QueuedEvent[] | null> | undefined;
     if (!dontBlock) {
-      this.answer(this.waiters.get(queueId), []); // a newer poll replaces an older one
-      answered = new Promise<QueuedEvent[]>((resolve) => {
+      this.answer(this.waiters.get(queueId), [], true); // a newer poll replaces an older one
+      answered = new Promise<QueuedEvent[] | null>((resolve) => {
         waiter = {
           queueId,
+          after,
+          follow,
           resolve,
           state: 'checking',
           woken: false,
@@ -224,6 +235,7 @@ export class RedisQueueStore implements EventQueueStore {
           this.limits.heartbeatMs,
           this.link.prefix,
           queueId,
+          after,
         ],
       )) as (number | string)[];
     } catch (error) {
@@ -267,7 +279,7 @@ export class RedisQueueStore implements EventQueueStore {
 
   drain(): void {
     this.draining = true;
-    for (const waiter of [...this.waiters.values()]) this.answer(waiter, []);
+    for (const waiter of [...this.waiters.values()]) this.answer(waiter, [], true);
   }
 
   /**
@@ -339,13 +351,16 @@ export class RedisQueueStore implements EventQueueStore {
     this.optionsCache.set(queueId, options);
   }
 
-  /** Answers a poll (once) and forgets it. */
-  private answer(waiter: Waiter | undefined, events: QueuedEvent[]): void {
+  /**
+   * Answers a poll (once) and forgets it; `ended` when it is over for good
+   * (replaced, its queue gone, shutdown), which a stream's poll answers as null.
+   */
+  private answer(waiter: Waiter | undefined, events: QueuedEvent[], ended = false): void {
     if (!waiter || waiter.state === 'done') return;
     waiter.state = 'done';
     if (waiter.timer) clearTimeout(waiter.timer);
     if (this.waiters.get(waiter.queueId) === waiter) this.waiters.delete(waiter.queueId);
-    waiter.resolve(events);
+    waiter.resolve(ended && waiter.follow ? null : events);
   }
 
   /** A wake-up for one of this process's polls: its queue has news. */
@@ -362,7 +377,11 @@ export class RedisQueueStore implements EventQueueStore {
     else waiter.heartbeatDue = true;
   }
 
-  /** Reads a waiting poll's queue (after adding a heartbeat, when it is due) and answers it if there is anything. */
+  /**
+   * Reads a waiting poll's queue (after adding a heartbeat, when it is due)
+   * and answers it if there is anything; a stream's poll adds no heartbeat
+   * and answers nothing when it is due.
+   */
   private async take(waiter: Waiter, heartbeat: boolean): Promise<void> {
     waiter.state = 'taking';
     waiter.woken = false;
@@ -371,17 +390,19 @@ export class RedisQueueStore implements EventQueueStore {
     let reply: (number | string)[];
     try {
       // One connection runs commands in order: the heartbeat is in before the read.
-      const appended = heartbeat
-        ? runScript(this.link.command, 'queueAppend', keys, [
-            '{"type":"heartbeat"}',
-            this.limits.maxEvents,
-            this.link.key('wake:'),
-            waiter.queueId,
-          ])
-        : null;
+      const appended =
+        heartbeat && !waiter.follow
+          ? runScript(this.link.command, 'queueAppend', keys, [
+              '{"type":"heartbeat"}',
+              this.limits.maxEvents,
+              this.link.key('wake:'),
+              waiter.queueId,
+            ])
+          : null;
       const taken = runScript(this.link.command, 'queueTake', keys, [
         this.link.processId,
         this.limits.idleTimeoutMs,
+        waiter.after,
       ]);
       await appended;
       reply = (await taken) as (number | string)[];
@@ -391,9 +412,9 @@ export class RedisQueueStore implements EventQueueStore {
       return;
     }
     if (waiter.state !== 'taking') return;
-    if (reply[0] !== 2) return this.answer(waiter, []); // deleted, or replaced by a newer poll
+    if (reply[0] !== 2) return this.answer(waiter, [], true); // deleted, or replaced by a newer poll
     const events = parseEvents(reply);
-    if (events.length > 0) return this.answer(waiter, events);
+    if (events.length > 0 || (heartbeat && waiter.follow)) return this.answer(waiter, events);
     waiter.state = 'waiting';
     if (waiter.heartbeatDue) void this.take(waiter, true);
     else if (waiter.woken) void this.take(waiter, false);

@@ -61,19 +61,20 @@ if waiter then redis.call('PUBLISH', ARGV[3] .. waiter, ARGV[4]) end
 return id`,
   },
   /**
-   * A poll: acknowledges events up to an ID and answers the rest; with
-   * nothing to answer and a waiter given, records it (waking the poll it
-   * replaces). Refreshes the idle expiry of the queue and its indexes.
-   * KEYS: queue, events. ARGV: user, last event ID, waiter ('' for none),
-   * idle ms, wait ms, key prefix, queue ID. Answers {0} when the user has no
-   * such queue, else {1, events...}.
+   * A poll: acknowledges events up to an ID and answers those after another
+   * (the same, but for a stream's); with nothing to answer and a waiter
+   * given, records it (waking the poll it replaces). Refreshes the idle
+   * expiry of the queue and its indexes. KEYS: queue, events. ARGV: user,
+   * last event ID, waiter ('' for none), idle ms, wait ms, key prefix, queue
+   * ID, the ID to answer events after. Answers {0} when the user has no such
+   * queue, else {1, events...}.
    */
   queuePoll: {
     keys: 2,
     lua: `
 if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return {0} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
-local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+local events = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[8], '+inf')
 local ttl = tonumber(ARGV[4])
 local previous = redis.call('HGET', KEYS[1], 'waiter')
 if #events == 0 and ARGV[3] ~= '' then
@@ -96,17 +97,17 @@ table.insert(events, 1, 1)
 return events`,
   },
   /**
-   * What a woken poll answers. KEYS: queue, events. ARGV: waiter, idle ms.
-   * Answers {0} when the queue is gone, {1} when another poll has replaced
-   * this one, {2, events...} otherwise; with events, the poll is over and
-   * the waiter is cleared.
+   * What a woken poll answers. KEYS: queue, events. ARGV: waiter, idle ms,
+   * the ID to answer events after. Answers {0} when the queue is gone, {1}
+   * when another poll has replaced this one, {2, events...} otherwise; with
+   * events, the poll is over and the waiter is cleared.
    */
   queueTake: {
     keys: 2,
     lua: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
 if redis.call('HGET', KEYS[1], 'waiter') ~= ARGV[1] then return {1} end
-local events = redis.call('ZRANGE', KEYS[2], 0, -1)
+local events = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[3], '+inf')
 if #events > 0 then
   redis.call('HDEL', KEYS[1], 'waiter')
   redis.call('PEXPIRE', KEYS[1], ARGV[2])

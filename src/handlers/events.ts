@@ -1,6 +1,7 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
 import { eventsJson, jsonText } from '../events/queues';
+import { EventStream } from '../events/stream';
 import {
   MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
   MAX_REMINDER_NOTE_LENGTH,
@@ -85,6 +86,36 @@ export const getEvents: Handler<'get-events'> = async ({ params, services, user,
   return { queue_id: params.queue_id, events: jsonText<typeof events>(eventsJson(events)) };
 };
 
+/**
+ * Follows a queue as server-sent events, from after the event its client
+ * last received: the Last-Event-ID header (sent by EventSource when it
+ * reconnects), else `last_event_id`; events up to it are acknowledged.
+ */
+export const streamEvents: Handler<'stream-events'> = async ({
+  params,
+  headers,
+  services,
+  user,
+}) => {
+  const lastEventId = lastEventIdHeader(headers['last-event-id']) ?? params.last_event_id ?? -1;
+  const stream = await EventStream.open(
+    services.queues,
+    { queueId: params.queue_id, userId: user.id, lastEventId },
+    services.config.eventStreamMaxUnsentBytes,
+  );
+  if (!stream) throw badEventQueue(params.queue_id);
+  return stream;
+};
+
+/** The event ID of a Last-Event-ID header, undefined without one; a 400 when it is not an event ID. */
+function lastEventIdHeader(value: string | string[] | undefined): number | undefined {
+  const header = Array.isArray(value) ? value.join(',') : value;
+  if (header === undefined || header.trim() === '') return undefined;
+  const id = Number(header);
+  if (!/^-?\d{1,10}$/.test(header.trim()) || id < -1) throw badRequest('Invalid Last-Event-ID');
+  return id;
+}
+
 /** Deletes a queue. */
 export const deleteQueue: Handler<'delete-queue'> = async ({ params, services, user }) => {
   if (!(await services.queues.delete(params.queue_id, user.id)))
@@ -96,5 +127,6 @@ export const deleteQueue: Handler<'delete-queue'> = async ({ params, services, u
 export const eventHandlers = {
   'register-queue': registerQueue,
   'get-events': getEvents,
+  'stream-events': streamEvents,
   'delete-queue': deleteQueue,
 } satisfies Partial<HandlerMap>;

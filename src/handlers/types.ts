@@ -4,6 +4,7 @@
 // response does not allow, does not compile.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations } from '../../generated/api';
+import type { EventStream } from '../events/stream';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import type { AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
@@ -43,11 +44,16 @@ type SuccessOf<K extends OperationId> = operations[K]['responses'] extends {
   ? S
   : never;
 
-/** The fields a handler returns: the success body without the envelope's own fields. */
-export type Result<K extends OperationId> = Omit<
-  SuccessOf<K>,
-  'result' | 'msg' | 'ignored_parameters_unsupported'
->;
+/**
+ * What a handler returns: the fields of the success body without the
+ * envelope's own, or, for an operation whose success is a stream of
+ * server-sent events, the stream the HTTP layer writes.
+ */
+export type Result<K extends OperationId> = operations[K]['responses'] extends {
+  200: { content: { 'text/event-stream': unknown } };
+}
+  ? EventStream
+  : Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
 
 /** What every handler receives. */
 export interface PublicRequest<K extends OperationId> {

@@ -14,6 +14,7 @@ import { bodyReader } from './body';
 import { contractServing } from './contract';
 import { docsServing } from './docs';
 import { emojiDataServing } from './emoji-data';
+import { newStreamStats } from './event-stream';
 import { sendError } from './envelope';
 import { fileServing } from './files';
 import { joinPages } from './join';
@@ -68,18 +69,23 @@ export async function createApp(services: Services, options: AppOptions = {}): P
       operations.map((op) => op.operationId),
       validatorCacheFile(specPath, specModule),
     );
+  const streams = newStreamStats();
   const { router, staticRoutes, serve } = buildRouter(
     validators,
     operations,
     services,
     handlers,
     publicHandlers,
+    streams,
   );
   const shapes = methodsByShape(operations);
   const app = new Koa({ proxy: services.config.trustProxy });
   const { log } = services;
 
-  const metrics = createMetrics(services, { processMetrics: options.processMetrics });
+  const metrics = createMetrics(
+    { ...services, streams },
+    { processMetrics: options.processMetrics },
+  );
   const trustProxy = services.config.trustProxy;
   const recorder = requestRecorder(services, metrics);
   app.use(recordedRequests(recorder, log));
@@ -108,7 +114,7 @@ export async function createApp(services: Services, options: AppOptions = {}): P
 
   app.use(unmatchedRequests(shapes));
 
-  const lean = leanPath({ serve, operations, trustProxy, log, recorder });
+  const lean = leanPath({ serve, operations, trustProxy, log, recorder, streams });
   const koa = app.callback();
   return { handle: (req, res) => void (lean(req, res) || koa(req, res)) };
 }

@@ -1,5 +1,5 @@
-// The lean path: event-queue polls and deletions (GET and DELETE
-// /api/v1/events) that carry no body are answered straight from node:http,
+// The lean path: event-queue polls, streams and deletions (GET and DELETE
+// /api/v1/events, GET /api/v1/events/stream) that carry no body are answered straight from node:http,
 // without building Koa's context. A long-poll is the request a server
 // answers most often and holds longest: through Koa each one cost about
 // twice the CPU of the same cycle in bare node:http, and kept Koa's context,
@@ -12,14 +12,16 @@
 // request this path does not take (another path or method, a body, HEAD) goes
 // on to Koa.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EventStream } from '../events/stream';
 import { errorAnswer } from './envelope';
+import { writeEventStream, type StreamStats } from './event-stream';
 import { parseUrlencoded } from './form';
 import type { Route, RequestState } from './routes';
 import type { OperationSpec } from './spec';
 import type { Logger } from '../log';
 
 /** The operations the lean path answers. */
-const LEAN_OPERATIONS = new Set(['get-events', 'delete-queue']);
+const LEAN_OPERATIONS = new Set(['get-events', 'stream-events', 'delete-queue']);
 
 /** What the front ends share around each request: its ID, and the log line and metrics once answered. */
 export interface RequestRecorder {
@@ -76,8 +78,10 @@ export function leanPath(options: {
   trustProxy: boolean;
   log: Logger;
   recorder: RequestRecorder;
+  /** Where the event streams written here are counted. */
+  streams: StreamStats;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { serve, trustProxy, log, recorder } = options;
+  const { serve, trustProxy, log, recorder, streams } = options;
   const taken = new Map(
     options.operations
       .filter((op) => LEAN_OPERATIONS.has(op.operationId))
@@ -100,14 +104,7 @@ export function leanPath(options: {
     );
     const state: RequestState = {};
     const headers: Record<string, string> = { 'X-Request-Id': id };
-    const answer = (status: number, body: Buffer) => {
-      if (!res.destroyed) {
-        res.statusCode = status;
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.setHeader('Content-Length', body.length);
-        res.end(body);
-      }
+    const record = (status: number) =>
       recorder.record({
         id,
         method: req.method!,
@@ -117,6 +114,15 @@ export function leanPath(options: {
         ms: performance.now() - started,
         userId: state.userId,
       });
+    const answer = (status: number, body: Buffer) => {
+      if (!res.destroyed) {
+        res.statusCode = status;
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', body.length);
+        res.end(body);
+      }
+      record(status);
     };
     const run = async () => {
       try {
@@ -133,7 +139,10 @@ export function leanPath(options: {
           setHeader: (name, value) => (headers[name] = value),
           state,
         });
-        answer(200, body);
+        if (body instanceof EventStream) {
+          await writeEventStream(res, body, headers, { stats: streams, log, requestId: id });
+          record(200);
+        } else answer(200, body);
       } catch (error) {
         const refusal = errorAnswer(error, log, { id, method: req.method!, path });
         Object.assign(headers, refusal.headers);

@@ -9,6 +9,7 @@ import type { Database } from '../db/client';
 import type { EventQueueStore, PublicationStats, QueueStats } from '../events/queues';
 import { passwordChecks } from '../lib/users/secrets';
 import { emailNotificationStats } from '../actions/notifications/email-notifications';
+import type { StreamStats } from './event-stream';
 
 /** The metrics of one server. */
 export interface Metrics {
@@ -30,7 +31,7 @@ const latencyBuckets = [
  * process, so only the server started by `npm start` asks for them.
  */
 export function createMetrics(
-  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler },
+  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler; streams: StreamStats },
   options: { processMetrics?: boolean } = {},
 ): Metrics {
   const registry = new Registry();
@@ -71,11 +72,11 @@ export function createMetrics(
 
 /**
  * The figures read from the process's state when /metrics is asked: event
- * queues, the periodic task, database calls, password checks, notification emails.
+ * queues and streams, the periodic task, database calls, password checks, notification emails.
  */
 function registerStateMetrics(
   registry: Registry,
-  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler },
+  sources: { db: Database; queues: EventQueueStore; scheduler: Scheduler; streams: StreamStats },
 ): void {
   const { db, queues } = sources;
   const queueGauge = (name: string, help: string, field: keyof QueueStats) =>
@@ -90,7 +91,7 @@ function registerStateMetrics(
   queueGauge('chat_event_queues', 'Event queues held by the queue store.', 'queues');
   queueGauge(
     'chat_event_polls_waiting',
-    'GET /events requests of this process waiting for an event.',
+    'GET /events requests and event streams of this process waiting for an event.',
     'waitingPolls',
   );
   queueGauge(
@@ -99,6 +100,7 @@ function registerStateMetrics(
     'events',
   );
   registerPublicationMetrics(registry, queues);
+  registerStreamMetrics(registry, sources.streams);
   new Counter({
     name: 'chat_periodic_task_runs_total',
     help: 'Finished runs of the periodic task (scheduled messages, due organization deletions) in this process.',
@@ -198,4 +200,36 @@ function registerPublicationMetrics(registry: Registry, queues: EventQueueStore)
       this.set(queues.publicationStats().backlog);
     },
   });
+}
+
+/** The event streams (GET /events/stream) of this process. */
+function registerStreamMetrics(registry: Registry, streams: StreamStats): void {
+  new Gauge({
+    name: 'chat_event_streams_open',
+    help: 'Event streams (GET /events/stream) this process is writing.',
+    registers: [registry],
+    collect() {
+      this.set(streams.open);
+    },
+  });
+  const streamCounter = (name: string, help: string, field: 'opened' | 'dropped') =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(streams[field]);
+      },
+    });
+  streamCounter(
+    'chat_event_streams_opened_total',
+    'Event streams opened by this process.',
+    'opened',
+  );
+  streamCounter(
+    'chat_event_streams_dropped_total',
+    'Event streams dropped because their client did not take their output (EVENT_STREAM_MAX_UNSENT_BYTES).',
+    'dropped',
+  );
 }

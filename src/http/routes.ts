@@ -8,11 +8,13 @@ import type { HandlerMap, OperationId, PublicHandlerMap, PublicRequest } from '.
 import type { UploadedFile } from '../lib/uploads/uploads';
 import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
 import { textOfJson } from '../events/queues';
+import { EventStream } from '../events/stream';
 import { subdomainOf } from '../lib/realm/realms';
 import { BotType } from '../lib/users/bots';
 import { Authenticator, type AuthUser } from '../lib/users/credentials';
 import type { Services } from '../services';
 import { requestBody, unsupportedMediaType, type RequestBody } from './body';
+import { writeEventStream, type StreamStats } from './event-stream';
 import { parseUrlencoded, type FormFields } from './form';
 import { parseParams, type ParsedParams } from './params';
 import { requestSession, type RequestSession } from './session';
@@ -53,8 +55,11 @@ export interface RouteInput {
   session?: RequestSession;
 }
 
-/** Answers an operation's request: the JSON success body (a refusal is thrown as an ApiError). */
-export type Route = (op: OperationSpec, input: RouteInput) => Promise<Buffer>;
+/**
+ * Answers an operation's request: the JSON success body, or the event stream
+ * to write (a refusal is thrown as an ApiError, before any stream begins).
+ */
+export type Route = (op: OperationSpec, input: RouteInput) => Promise<Buffer | EventStream>;
 
 /**
  * What the handle step gives an operation's handler: the contract's request of
@@ -301,13 +306,15 @@ function prepareOperation(
   handler: TableHandler,
   validators: RequestValidators,
   services: Services,
-): (input: RouteInput) => Promise<Buffer> {
+): (input: RouteInput) => Promise<Buffer | EventStream> {
   return async (input) => {
     input.state.operation = op.operationId;
     const auth = await authenticateStep(op, input, services);
     await limitStep(input, services, auth);
     const decoded = decodeStep(op, validators, input);
     const data = await handleStep(handler, services, input, auth, decoded);
+    // A stream is written by the front end, with no envelope.
+    if (data instanceof EventStream) return data;
     return wrapStep(data, decoded.ignored);
   };
 }
@@ -347,6 +354,7 @@ function koaRoute(
   match: ReturnType<typeof matcher>,
   serve: Route,
   services: Services,
+  streams: StreamStats,
 ): (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void> {
   return async (ctx) => {
     const { op, pathParams } = match(ctx.params);
@@ -365,6 +373,21 @@ function koaRoute(
       state: ctx.state as RequestState,
       session: requestSession(ctx, services),
     });
+    if (answer instanceof EventStream) {
+      // Written straight to the response, for as long as the stream lasts.
+      ctx.respond = false;
+      await writeEventStream(
+        ctx.res,
+        answer,
+        {},
+        {
+          stats: streams,
+          log: services.log,
+          requestId: ctx.response.get('X-Request-Id'),
+        },
+      );
+      return;
+    }
     // Encoded once by wrapStep: for a string body Koa would measure the UTF-8
     // length and then encode it again to write it.
     ctx.type = 'application/json';
@@ -377,7 +400,8 @@ function koaRoute(
  * user-by-ID and user-by-email pair) share one route; an integer-looking value
  * goes to the operation whose parameter is an integer. Throws at start when an
  * operation of the contract has no handler of its kind (authenticated or not).
- * Each operation's request is checked by its validators from `validators`.
+ * Each operation's request is checked by its validators from `validators`;
+ * the event streams it writes are counted in `streams`.
  */
 export function buildRouter(
   validators: RequestValidators,
@@ -385,6 +409,7 @@ export function buildRouter(
   services: Services,
   handlers: HandlerMap,
   publicHandlers: PublicHandlerMap,
+  streams: StreamStats,
 ): {
   router: Router;
   staticRoutes: Koa.Middleware;
@@ -396,7 +421,7 @@ export function buildRouter(
     (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>
   >();
   const groups = new Map<string, OperationSpec[]>();
-  const prepared = new Map<string, (input: RouteInput) => Promise<Buffer>>();
+  const prepared = new Map<string, (input: RouteInput) => Promise<Buffer | EventStream>>();
   const authenticated: Record<string, TableHandler | undefined> = handlers;
   const open: Record<string, TableHandler | undefined> = publicHandlers;
   for (const op of operations) {
@@ -413,7 +438,7 @@ export function buildRouter(
   const ordered = [...groups.values()].sort((a, b) => specificity(a[0].path, b[0].path));
   for (const candidates of ordered) {
     const first = candidates[0];
-    const route = koaRoute(matcher(candidates), serve, services);
+    const route = koaRoute(matcher(candidates), serve, services, streams);
     router.register(koaPath(first), [first.method], route);
     // Paths without parameters are also found by exact lookup (see staticRoutes).
     if (!first.path.includes('{')) statics.set(`${first.method} /api/v1${first.path}`, route);

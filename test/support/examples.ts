@@ -127,9 +127,9 @@ export function operations(): Operation[] {
         const shared = typeof rawResponse?.$ref === 'string';
         const response = deref(rawResponse);
         responses.push({ status: Number(status), description: response.description ?? '', shared });
-        for (const [name, example] of Object.entries(
-          examplesOf(response.content?.['application/json']),
-        ))
+        // Every media type's: a stream of server-sent events shows its text.
+        const examples = Object.values<Json>(response.content ?? {}).map(examplesOf);
+        for (const [name, example] of examples.flatMap((e) => Object.entries(e)))
           answers.push({
             name,
             status: Number(status),

@@ -128,11 +128,35 @@ export async function checkAgainstContract(
   }
 }
 
+/**
+ * Checks the opening of a stream of server-sent events against the contract:
+ * the operation lists the status, and the answer's media type under it (the
+ * events themselves are checked one by one with checkEvents).
+ */
+export async function checkStreamAgainstContract(
+  method: string,
+  path: string,
+  status: number,
+  contentType: string,
+): Promise<void> {
+  const { routes } = await loadContract();
+  const relative = path.replace(/^\/(api\/v1|json)/, '').split('?')[0];
+  const route = routes.find((r) => r.method === method && r.pattern.test(relative));
+  if (!route) throw new Error(`${method} ${path} is no operation of openapi.yaml`);
+  const response = route.responses[String(status)] as { content?: Record<string, unknown> };
+  const type = contentType.split(';')[0].trim();
+  if (!response?.content?.[type])
+    throw new Error(
+      `${method} ${path} answered ${status} as ${type}, which openapi.yaml does not list for ${route.operationId}`,
+    );
+}
+
 function encode(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function authorization(as: CallOptions['as']): string | undefined {
+/** The Authorization header for `as`. */
+export function authorization(as: CallOptions['as']): string | undefined {
   if (!as) return undefined;
   if ('authorization' in as) return as.authorization;
   return `Basic ${Buffer.from(`${as.email}:${as.apiKey}`).toString('base64')}`;
