@@ -26,7 +26,8 @@ import { compileLinkifier } from '../src/lib/markdown/linkifiers';
 import { containsAlertWord } from '../src/lib/users/alert-words';
 import { parseDatabaseUrl } from '../src/db/url';
 
-interface Sender {
+/** The authenticated user, as the floors read them. */
+export interface Sender {
   id: number;
   realmId: number;
   emailLower: string;
@@ -35,7 +36,8 @@ interface Sender {
   isActive: number;
 }
 
-interface Queue {
+/** An event queue of the floors: its events, and the poll waiting on it. */
+export interface Queue {
   userId: number;
   events: { id: number; json: string }[];
   nextId: number;
@@ -43,7 +45,7 @@ interface Queue {
 }
 
 /** The bit of each flag in a message row's "flags" column, in the order Zulip lists them. */
-const FLAG_COLUMNS = [
+export const FLAG_COLUMNS = [
   ['read', 'read'],
   ['starred', 'starred'],
   ['mentioned', 'mentioned'],
@@ -52,6 +54,125 @@ const FLAG_COLUMNS = [
   ['has_alert_word', 'hasAlertWord'],
   ['historical', 'historical'],
 ] as const;
+
+/** Answers `body` as JSON with `status`. */
+export function reply(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Answers an error envelope. */
+export function refuse(
+  res: ServerResponse,
+  status: number,
+  msg: string,
+  code = 'BAD_REQUEST',
+): void {
+  reply(res, status, JSON.stringify({ result: 'error', msg, code }));
+}
+
+/** A channel message row as Zulip's message object, as the server presents it. */
+export const messageObject = (
+  row: {
+    id: number;
+    senderId: number;
+    streamId: number;
+    topic: string;
+    renderedContent: string;
+    dateSent: number | string;
+    lastEditTime: number | string | null;
+    sendingClient: string;
+    isMeMessage: number | boolean;
+  },
+  sender: { email: string; fullName: string },
+  streamName: string,
+  reactions: unknown[],
+  flags: string[] | undefined,
+) => ({
+  id: row.id,
+  sender_id: row.senderId,
+  content: row.renderedContent,
+  recipient_id: row.streamId,
+  timestamp: Math.floor(new Date(row.dateSent).getTime() / 1000),
+  client: row.sendingClient,
+  subject: row.topic,
+  topic_links: [],
+  is_me_message: row.isMeMessage === 1 || row.isMeMessage === true,
+  reactions,
+  submessages: [],
+  sender_full_name: sender.fullName,
+  sender_email: sender.email,
+  sender_realm_str: 'bench',
+  display_recipient: streamName,
+  type: 'stream',
+  stream_id: row.streamId,
+  // Clients that compute gravatars themselves (Zulip's default) get null, as from the server.
+  avatar_url: null,
+  content_type: 'text/html',
+  ...(row.lastEditTime !== null
+    ? { last_edit_timestamp: Math.floor(new Date(row.lastEditTime).getTime() / 1000) }
+    : {}),
+  ...(flags ? { flags } : {}),
+});
+
+/** The floors' event queues: long-polls parked on them, and the delivery of a message's events. */
+export function floorQueues() {
+  const queues = new Map<string, Queue>();
+  const queuesOfUser = new Map<number, Queue[]>();
+
+  /** Adds the event to the queue, answering its waiting poll if any. */
+  const deliver = (queue: Queue, json: string) => {
+    queue.events.push({ id: queue.nextId, json: json.replace('"id":-1', `"id":${queue.nextId}`) });
+    queue.nextId++;
+    if (queue.waiting) {
+      const res = queue.waiting;
+      queue.waiting = null;
+      answerPoll(queue, res);
+    }
+  };
+  const answerPoll = (queue: Queue, res: ServerResponse) => {
+    reply(
+      res,
+      200,
+      `{"result":"success","msg":"","events":[${queue.events.map((e) => e.json).join(',')}],"queue_id":null}`,
+    );
+  };
+
+  const poll = (user: Sender, query: URLSearchParams, res: ServerResponse) => {
+    const queueId = query.get('queue_id') ?? '';
+    const lastEventId = Number(query.get('last_event_id') ?? -1);
+    let queue = queues.get(queueId);
+    if (!queue) {
+      queue = { userId: user.id, events: [], nextId: 0, waiting: null };
+      queues.set(queueId, queue);
+      queuesOfUser.set(user.id, [...(queuesOfUser.get(user.id) ?? []), queue]);
+    }
+    if (queue.userId !== user.id) return refuse(res, 400, `Bad event queue ID: ${queueId}`);
+    queue.events = queue.events.filter((e) => e.id > lastEventId);
+    if (queue.events.length) answerPoll(queue, res);
+    else {
+      queue.waiting = res;
+      res.once('close', () => {
+        if (queue.waiting === res) queue.waiting = null;
+      });
+    }
+  };
+
+  /** Hands a message's events to the waiting polls of its recipients. */
+  const deliverAll = (
+    recipients: number[],
+    senderId: number,
+    events: { others: string; sender: string },
+  ) => {
+    for (const userId of recipients)
+      for (const queue of queuesOfUser.get(userId) ?? [])
+        deliver(queue, userId === senderId ? events.sender : events.others);
+  };
+  return { poll, deliverAll };
+}
 
 export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
   const target = parseDatabaseUrl(databaseUrl);
@@ -139,18 +260,7 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
     },
   );
 
-  const queues = new Map<string, Queue>();
-  const queuesOfUser = new Map<number, Queue[]>();
-
-  const reply = (res: ServerResponse, status: number, body: string) => {
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(body);
-  };
-  const refuse = (res: ServerResponse, status: number, msg: string, code = 'BAD_REQUEST') =>
-    reply(res, status, JSON.stringify({ result: 'error', msg, code }));
+  const queues = floorQueues();
 
   // Credentials are remembered for 10 s by header, as the server's Authenticator does.
   const known = new Map<string, { user: Sender; expires: number }>();
@@ -168,67 +278,6 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
       return null;
     known.set(header, { user, expires: now + 10_000 });
     return user;
-  };
-
-  const messageObject = (
-    row: {
-      id: number;
-      senderId: number;
-      streamId: number;
-      topic: string;
-      renderedContent: string;
-      dateSent: number | string;
-      lastEditTime: number | string | null;
-      sendingClient: string;
-      isMeMessage: number;
-    },
-    sender: { email: string; fullName: string },
-    streamName: string,
-    reactions: unknown[],
-    flags: string[] | undefined,
-  ) => ({
-    id: row.id,
-    sender_id: row.senderId,
-    content: row.renderedContent,
-    recipient_id: row.streamId,
-    timestamp: Math.floor(new Date(row.dateSent).getTime() / 1000),
-    client: row.sendingClient,
-    subject: row.topic,
-    topic_links: [],
-    is_me_message: row.isMeMessage === 1,
-    reactions,
-    submessages: [],
-    sender_full_name: sender.fullName,
-    sender_email: sender.email,
-    sender_realm_str: 'bench',
-    display_recipient: streamName,
-    type: 'stream',
-    stream_id: row.streamId,
-    // Clients that compute gravatars themselves (Zulip's default) get null, as from the server.
-    avatar_url: null,
-    content_type: 'text/html',
-    ...(row.lastEditTime !== null
-      ? { last_edit_timestamp: Math.floor(new Date(row.lastEditTime).getTime() / 1000) }
-      : {}),
-    ...(flags ? { flags } : {}),
-  });
-
-  /** Adds the event to the queue, answering its waiting poll if any. */
-  const deliver = (queue: Queue, json: string) => {
-    queue.events.push({ id: queue.nextId, json: json.replace('"id":-1', `"id":${queue.nextId}`) });
-    queue.nextId++;
-    if (queue.waiting) {
-      const res = queue.waiting;
-      queue.waiting = null;
-      answerPoll(queue, res);
-    }
-  };
-  const answerPoll = (queue: Queue, res: ServerResponse) => {
-    reply(
-      res,
-      200,
-      `{"result":"success","msg":"","events":[${queue.events.map((e) => e.json).join(',')}],"queue_id":null}`,
-    );
   };
 
   const postMessage = (sender: Sender, form: URLSearchParams, res: ServerResponse) => {
@@ -303,29 +352,7 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
       others: `{"type":"message","message":${message},"flags":[],"id":-1}`,
       sender: `{"type":"message","message":${message},"flags":["read"],"id":-1}`,
     };
-    for (const userId of recipients)
-      for (const queue of queuesOfUser.get(userId) ?? [])
-        deliver(queue, userId === sender.id ? events.sender : events.others);
-  };
-
-  const poll = (user: Sender, query: URLSearchParams, res: ServerResponse) => {
-    const queueId = query.get('queue_id') ?? '';
-    const lastEventId = Number(query.get('last_event_id') ?? -1);
-    let queue = queues.get(queueId);
-    if (!queue) {
-      queue = { userId: user.id, events: [], nextId: 0, waiting: null };
-      queues.set(queueId, queue);
-      queuesOfUser.set(user.id, [...(queuesOfUser.get(user.id) ?? []), queue]);
-    }
-    if (queue.userId !== user.id) return refuse(res, 400, `Bad event queue ID: ${queueId}`);
-    queue.events = queue.events.filter((e) => e.id > lastEventId);
-    if (queue.events.length) answerPoll(queue, res);
-    else {
-      queue.waiting = res;
-      res.once('close', () => {
-        if (queue.waiting === res) queue.waiting = null;
-      });
-    }
+    queues.deliverAll(recipients, sender.id, events);
   };
 
   const readTopic = (user: Sender, query: URLSearchParams, res: ServerResponse) => {
@@ -414,7 +441,7 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
       return refuse(res, 401, 'Invalid API key', 'UNAUTHORIZED');
     }
     if (req.method === 'GET' && url.pathname === '/api/v1/events')
-      return poll(user, url.searchParams, res);
+      return queues.poll(user, url.searchParams, res);
     if (req.method === 'GET' && url.pathname === '/api/v1/messages')
       return readTopic(user, url.searchParams, res);
     if (req.method === 'POST' && url.pathname === '/api/v1/messages') {

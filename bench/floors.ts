@@ -12,10 +12,14 @@
 //    polls answered;
 //  - read: GET /messages of one topic (100 of the seeded messages), newest
 //    first, at BENCH_RATE a second; both answers' sizes are printed.
-// Each run lasts BENCH_SECONDS (4) after a 1-second warm-up. Prints figures;
-// it is not a pass/fail test.
+// Each run lasts BENCH_SECONDS (4) after a 1-second warm-up. With
+// BENCH_POSTGRES_URL the same series runs again on PostgreSQL, against the
+// floor of floor-pg.ts (node:http and pg). Prints figures; it is not a
+// pass/fail test.
 //   npm run bench:floors
+import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
+import { Client } from 'pg';
 import { call, sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
 import {
   alternately,
@@ -40,6 +44,7 @@ const rate = Number(process.env.BENCH_RATE || 50);
 const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const totalMessages = Number(process.env.BENCH_MESSAGES || 100_000);
 const subscribers = 50;
+const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 
 interface Run {
   perRequest: number;
@@ -89,8 +94,13 @@ function sendsOf(runs: Run[]) {
   return runs.flatMap((r) => r.result.answers.map(({ due, body }) => ({ due, id: body.id })));
 }
 
-async function main(): Promise<void> {
-  const chat = await startServer('chat', { BENCH_USERS: String(subscribers - 1) });
+/**
+ * One series of the figures on one database: the chat server on a fresh
+ * database (`env`), and the floor on the same one once it is seeded.
+ * `suffix` follows each figure's name.
+ */
+async function series(suffix: string, env: Record<string, string>): Promise<string[]> {
+  const chat = await startServer('chat', { ...env, BENCH_USERS: String(subscribers - 1) });
   const owner = chat.info as BenchUser;
   const users = [owner, ...chat.info.users!];
   const agent = new Agent({ keepAlive: true });
@@ -118,12 +128,14 @@ async function main(): Promise<void> {
         'Hello **everyone**, a message of ordinary length with a [link](https://example.com).',
     });
     process.stdout.write(
-      `open loop, ${rate} requests/s for ${seconds} s after a warm-up, ${rounds} rounds taking turns, on ${totalMessages} seeded messages; CPU of the server process per request, median (range)\n`,
+      `${suffix ? suffix.slice(2) : 'SQLite'}: open loop, ${rate} requests/s for ${seconds} s after a warm-up, ${rounds} rounds taking turns, on ${totalMessages} seeded messages; CPU of the server process per request, median (range)\n`,
     );
 
     const quiet = await compare(chat, floor, send);
     process.stdout.write(`${line('send, no queues', quiet.ours, quiet.floors)}\n`);
-    figures.push(figure('send to 50 subscribers, no queues', `ratio ${quiet.ratio}`, '0.8'));
+    figures.push(
+      figure(`send to 50 subscribers, no queues${suffix}`, `ratio ${quiet.ratio}`, '0.8'),
+    );
 
     const queues = await registerQueues(chat.info.port, users);
     const oursPolls = await startPollers(chat.info.port, queues);
@@ -143,9 +155,9 @@ async function main(): Promise<void> {
       `${''.padEnd(22)} due -> last of 50 polls answered: this server ${percentiles(oursDelivery.times)} (${oursDelivery.missing} not delivered to all)   floor ${percentiles(floorDelivery.times)} (${floorDelivery.missing})\n`,
     );
     figures.push(
-      figure('send to 50 waiting polls', `ratio ${polling.ratio}`, '0.8'),
+      figure(`send to 50 waiting polls${suffix}`, `ratio ${polling.ratio}`, '0.8'),
       figure(
-        'send to 50 waiting polls, p99 send -> delivered',
+        `send to 50 waiting polls, p99 send -> delivered${suffix}`,
         `${percentile(oursDelivery.times, 99).toFixed(1)} ms`,
         '10 ms',
       ),
@@ -166,13 +178,32 @@ async function main(): Promise<void> {
     process.stdout.write(`read answer: this server ${sizes[0]} bytes, floor ${sizes[1]} bytes\n`);
     const reading = await compare(chat, floor, read);
     process.stdout.write(`${line(`read 100 of ${totalMessages}`, reading.ours, reading.floors)}\n`);
-    figures.push(figure(`GET /messages, 100 of ${totalMessages}`, `ratio ${reading.ratio}`, '0.8'));
-    process.stdout.write(`${figures.join('\n')}\n`);
+    figures.push(
+      figure(`GET /messages, 100 of ${totalMessages}${suffix}`, `ratio ${reading.ratio}`, '0.8'),
+    );
+    return figures;
   } finally {
     agent.destroy();
     chat.child.kill();
     floor?.child.kill();
   }
+}
+
+async function main(): Promise<void> {
+  const figures = await series('', {});
+  if (postgresUrl) {
+    const schema = `bench_${randomBytes(4).toString('hex')}`;
+    const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+    try {
+      figures.push(...(await series(', PostgreSQL', { BENCH_DATABASE_URL: databaseUrl })));
+    } finally {
+      const pg = new Client({ connectionString: postgresUrl });
+      await pg.connect();
+      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pg.end();
+    }
+  } else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
+  process.stdout.write(`${figures.join('\n')}\n`);
 }
 
 main().catch((error) => {

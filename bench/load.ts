@@ -44,6 +44,8 @@ export interface Started {
 export function startServer(
   kind: 'bare' | 'koa' | 'fanout' | 'chat' | 'peer' | 'floor',
   env: Record<string, string> = {},
+  /** The dist/bench folder of the build to start (another build's, to compare with this one). */
+  benchDir = __dirname,
 ): Promise<Started> {
   const profile =
     kind === 'chat' && process.env.BENCH_PROFILE_DIR
@@ -51,7 +53,7 @@ export function startServer(
       : [];
   const child = spawn(
     process.execPath,
-    ['--expose-gc', ...profile, join(__dirname, 'servers.js'), kind],
+    ['--expose-gc', ...profile, join(benchDir, 'servers.js'), kind],
     { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...env } },
   );
   const lines = createInterface({ input: child.stdout! });

@@ -15,8 +15,9 @@
 //                                        and BENCH_USERS members besides its owner
 //   node dist/bench/servers.js peer   -> this project's server on the existing
 //                                        BENCH_DATABASE_URL, creating nothing
-//   node dist/bench/servers.js floor  -> the hand-written floor of floor.ts on the
-//                                        existing SQLite BENCH_DATABASE_URL
+//   node dist/bench/servers.js floor  -> the hand-written floor on the existing
+//                                        BENCH_DATABASE_URL: floor.ts on SQLite,
+//                                        floor-pg.ts on PostgreSQL
 // Each prints one JSON line with its port (and credentials) when ready, and
 // answers "usage" on its IPC channel (or SIGUSR2, on stdout) with its CPU
 // microseconds (user + system) before and after a full garbage collection,
@@ -34,6 +35,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { floor } from './floor';
+import { floorPostgres } from './floor-pg';
 
 /** The answer of the bare servers: BENCH_BODY (the chat server's own answer), or a small user object. */
 function fixedBody(): Buffer {
@@ -182,7 +184,8 @@ async function peer(): Promise<void> {
 }
 
 async function floorServer(): Promise<void> {
-  const port = await floor(process.env.BENCH_DATABASE_URL!, 'http://127.0.0.1');
+  const url = process.env.BENCH_DATABASE_URL!;
+  const port = await (url.startsWith('file:') ? floor : floorPostgres)(url, 'http://127.0.0.1');
   process.stdout.write(`${JSON.stringify({ port })}\n`);
 }
 

@@ -6,7 +6,10 @@
 // server process's CPU time per request as a ratio to a baseline measured in
 // the same run: the servers take turns, BENCH_ROUNDS times, and the median
 // ratio is printed with its range. Absolute times depend on what else the
-// machine runs; the ratios much less. Not a pass/fail test.
+// machine runs; the ratios much less. With BENCH_COMPARE_DIST naming the
+// dist/bench folder of another build (an earlier commit's), that build's
+// server takes its turns too, on each database, and PostgreSQL's CPU over
+// SQLite's is printed for both builds. Not a pass/fail test.
 //   npm run bench:users-me
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
@@ -28,6 +31,7 @@ const seconds = Number(process.env.BENCH_SECONDS || 3);
 const rate = Number(process.env.BENCH_RATE || 400);
 const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
+const compareDir = process.env.BENCH_COMPARE_DIST || '';
 
 /** CPU microseconds per request of `server` over one open-loop run, after a short warm-up. */
 async function cpuPerRequest(server: Started, user?: Pick<BenchUser, 'email' | 'apiKey'>) {
@@ -75,6 +79,24 @@ async function main(): Promise<void> {
         run: () => cpuPerRequest(postgres, postgres.info as BenchUser),
       });
     }
+    if (compareDir) {
+      // The other build on its own databases (a fresh SQLite file; a schema of its own).
+      const other = await startServer('chat', {}, compareDir);
+      started.push(other);
+      servers.push({
+        name: 'compared build, SQLite',
+        run: () => cpuPerRequest(other, other.info as BenchUser),
+      });
+      if (postgresUrl) {
+        const url = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}_compared`;
+        const otherPostgres = await startServer('chat', { BENCH_DATABASE_URL: url }, compareDir);
+        started.push(otherPostgres);
+        servers.push({
+          name: 'compared build, PostgreSQL',
+          run: () => cpuPerRequest(otherPostgres, otherPostgres.info as BenchUser),
+        });
+      }
+    }
     process.stdout.write(
       `GET /users/me (${answer.text.length} bytes answered), open loop ${rate}/s for ${seconds} s each, ${rounds} rounds taking turns; CPU of the server process per request, median (range)\n`,
     );
@@ -119,6 +141,17 @@ async function main(): Promise<void> {
         ),
       );
     else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
+    if (compareDir) {
+      const other = postgresUrl ? 4 : 3;
+      lines.push(
+        `GET /users/me, this build's CPU over the compared build's, SQLite: ratio ${withSpread(ratios(cpu[2], cpu[other]))}`,
+      );
+      if (postgresUrl)
+        lines.push(
+          `GET /users/me, this build's CPU over the compared build's, PostgreSQL: ratio ${withSpread(ratios(cpu[3], cpu[5]))}`,
+          `GET /users/me, PostgreSQL CPU over SQLite, compared build: ratio ${withSpread(ratios(cpu[5], cpu[4]))}`,
+        );
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     for (const s of started) s.child.kill();
@@ -126,6 +159,7 @@ async function main(): Promise<void> {
       const pg = new Client({ connectionString: postgresUrl });
       await pg.connect();
       await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pg.query(`DROP SCHEMA IF EXISTS "${schema}_compared" CASCADE`);
       await pg.end();
     }
   }

@@ -113,33 +113,31 @@ describe('the statement cache', () => {
   test('prepares each text once, binds fresh arguments each time, and evicts the least recently used', () => {
     const cache = new StatementCache(connection, 2);
     const insert = 'INSERT INTO t (id, flag, at, name) VALUES (?, ?, ?, ?)';
-    cache.run(insert, [1, true, new Date('2026-01-02T03:04:05Z'), 'one']);
-    cache.run(insert, [2, false, null, 'two']);
-    expect(cache.rows('SELECT * FROM t WHERE id = ?', [1])).toEqual([
+    cache.runOf(insert, [1, true, new Date('2026-01-02T03:04:05Z'), 'one']);
+    cache.runOf(insert, [2, false, null, 'two']);
+    expect(cache.rowsOf('SELECT * FROM t WHERE id = ?', [1])).toEqual([
       { id: 1, flag: true, at: new Date('2026-01-02T03:04:05Z'), name: 'one' },
     ]);
-    expect(cache.rows('SELECT * FROM t WHERE id = ?', [2])).toEqual([
+    expect(cache.rowsOf('SELECT * FROM t WHERE id = ?', [2])).toEqual([
       { id: 2, flag: false, at: null, name: 'two' },
     ]);
     expect(prepared).toEqual([insert, 'SELECT * FROM t WHERE id = ?']);
 
-    cache.rows('SELECT name FROM t', []); // a third text: the insert, least recently used, goes
-    cache.run(insert, [3, true, null, 'three']);
+    cache.rowsOf('SELECT name FROM t', []); // a third text: the insert, least recently used, goes
+    cache.runOf(insert, [3, true, null, 'three']);
     expect(prepared).toEqual([
       insert,
       'SELECT * FROM t WHERE id = ?',
       'SELECT name FROM t',
       insert,
     ]);
-    expect(cache.rows('SELECT name FROM t', []).map((r) => (r as { name: string }).name)).toEqual([
-      'one',
-      'two',
-      'three',
-    ]);
+    expect(cache.rowsOf('SELECT name FROM t', []).map((r) => (r as { name: string }).name)).toEqual(
+      ['one', 'two', 'three'],
+    );
   });
 
   test('a column named __proto__ is a property of the row, not its prototype', () => {
-    const [row] = new StatementCache(connection).rows<Record<string, unknown>>(
+    const [row] = new StatementCache(connection).rowsOf<Record<string, unknown>>(
       'SELECT 1 AS "__proto__", 2 AS "two"',
       [],
     );

@@ -2,11 +2,13 @@
 // the provider in DATABASE_URL; `read` and `write` are the only doors, so that
 // on SQLite no query can slip into somebody else's open transaction, and so
 // that events are published only after the transaction that caused them commits.
-import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sqlite/client';
 import { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
 import { ReadWriteLock } from './lock';
+import { CachingPgAdapter } from './pg-statements';
 import { CachingSqliteAdapter } from './sqlite-statements';
+import type { Statements } from './statements';
 import { parseDatabaseUrl } from './url';
 
 /** The Prisma client; both providers' clients share this shape. */
@@ -26,10 +28,11 @@ export interface DatabaseOptions {
 }
 
 /**
- * The SQLite statements behind each client handed out by `read` and `write`
- * (the client itself, and each transaction while it runs): see `queryRows`.
+ * The prepared statements behind each client handed out by `read` and
+ * `write` (the client itself, and each transaction while it runs): see
+ * `queryRows`. The SQLite adapter has its statements once Prisma connects.
  */
-const statementsOf = new WeakMap<Db, CachingSqliteAdapter>();
+const statementsOf = new WeakMap<Db, { readonly statements: Statements | null }>();
 
 /**
  * A `.catch` handler for a write that stores a value another row holds
@@ -44,23 +47,24 @@ export function refuseDuplicate(refusal: () => Error): (error: unknown) => never
 }
 
 /**
- * Runs a raw query on `db` and answers its rows, as `db.$queryRaw` would. On
- * SQLite the query runs directly on the connection's cached statement,
- * skipping Prisma's interpreter and result mapping (as long again as SQLite's
- * own work on the busiest reads); that is safe because there is one
- * connection, and whoever holds a `Db` holds the lock that makes it theirs,
- * inside their transaction if they are in one. Errors come as better-sqlite3's,
- * not Prisma's: use it where no caller looks for a Prisma error code.
+ * Runs a raw query on `db` and answers its rows, as `db.$queryRaw` would,
+ * but on a prepared statement kept for its text, skipping Prisma's
+ * interpreter and result mapping (as long again as the database's own work on
+ * the busiest reads): see sqlite-statements.ts and pg-statements.ts. It runs
+ * where `db` does: on SQLite's one connection, which whoever holds a `Db`
+ * holds the lock of; on PostgreSQL on the pool, or on the connection of the
+ * transaction `db` is. Errors come as the driver's, not Prisma's: use it where
+ * no caller looks for a Prisma error code.
  */
 export async function queryRows<T>(db: Db, query: Prisma.Sql): Promise<T[]> {
   const statements = statementsOf.get(db)?.statements;
-  return statements ? statements.rows<T>(query.sql, query.values) : db.$queryRaw<T[]>(query);
+  return statements ? statements.rows<T>(query) : db.$queryRaw<T[]>(query);
 }
 
 /** Runs a raw statement that returns no rows, as `db.$executeRaw` would; answers how many rows it changed. */
 export async function executeRows(db: Db, query: Prisma.Sql): Promise<number> {
   const statements = statementsOf.get(db)?.statements;
-  return statements ? statements.run(query.sql, query.values) : db.$executeRaw(query);
+  return statements ? statements.run(query) : db.$executeRaw(query);
 }
 
 /**
@@ -92,11 +96,13 @@ export class Database {
     readonly client: Client,
     readonly provider: 'sqlite' | 'postgresql',
     private readonly transactionTimeoutMs = 15_000,
-    /** The SQLite adapter, whose statements `queryRows` uses. */
-    private readonly sqlite: CachingSqliteAdapter | null = null,
+    /** The adapter whose statements `queryRows` uses. */
+    private readonly adapter: CachingSqliteAdapter | CachingPgAdapter | null = null,
+    /** The PostgreSQL pool the adapter runs on, closed with the database. */
+    private readonly pool: Pool | null = null,
   ) {
     this.lock = provider === 'sqlite' ? new ReadWriteLock() : null;
-    if (sqlite) statementsOf.set(client, sqlite);
+    if (adapter) statementsOf.set(client, adapter);
   }
 
   /** Reads and writes waiting for the SQLite connection's lock (always 0 on PostgreSQL). */
@@ -127,10 +133,12 @@ export class Database {
   ): Promise<T> {
     const callbacks: (() => void)[] = [];
     const started = performance.now();
-    const run = () =>
+    const { adapter } = this;
+    const transaction = (entered: () => Statements | null) =>
       this.client.$transaction(
         (tx) => {
-          if (this.sqlite) statementsOf.set(tx, this.sqlite);
+          const statements = entered();
+          if (statements) statementsOf.set(tx, { statements });
           return fn(tx, (cb) => callbacks.push(cb));
         },
         {
@@ -140,7 +148,12 @@ export class Database {
       );
     let result: T;
     try {
-      result = await (this.lock ? this.lock.exclusive(run) : run());
+      const run = () => transaction(() => adapter?.statements ?? null);
+      result = await (adapter instanceof CachingPgAdapter
+        ? adapter.transaction(transaction)
+        : this.lock
+          ? this.lock.exclusive(run)
+          : run());
     } finally {
       this.timing.writes += 1;
       this.timing.writeMs += performance.now() - started;
@@ -153,6 +166,7 @@ export class Database {
   /** Closes the connections. */
   async close(): Promise<void> {
     await this.client.$disconnect();
+    await this.pool?.end();
   }
 }
 
@@ -167,18 +181,17 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
     return new Database(client, 'sqlite', options.transactionTimeoutMs, adapter);
   }
-  const adapter = new PrismaPg(
-    {
-      connectionString: target.connectionString,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      // Raw queries name tables without a schema; make them find the right ones.
-      ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
-    },
-    target.schema ? { schema: target.schema } : undefined,
-  );
+  // The pool is ours, so that raw queries run on it as prepared statements (pg-statements.ts).
+  const pool = new Pool({
+    connectionString: target.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    // Raw queries name tables without a schema; make them find the right ones.
+    ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
+  });
+  const adapter = new CachingPgAdapter(pool, target.schema ? { schema: target.schema } : undefined);
   // Both generated clients come from one schema and differ only in the provider's
   // name, so the SQLite client's type stands for both.
   const client = new PostgresClient({ adapter }) as unknown as Client;
-  return new Database(client, 'postgresql', options.transactionTimeoutMs);
+  return new Database(client, 'postgresql', options.transactionTimeoutMs, adapter, pool);
 }

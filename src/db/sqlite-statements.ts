@@ -20,12 +20,15 @@
 // statement's column descriptions, read once, stay true.
 import type BetterSqlite3 from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-
-/** How many distinct SQL texts stay prepared. */
-export const STATEMENT_CACHE_SIZE = 500;
+import {
+  objectBuilder,
+  STATEMENT_CACHE_SIZE,
+  type RawQuery,
+  type RowObject as Row,
+  type Statements,
+} from './statements';
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
-type Row = Record<string, unknown>;
 
 interface Entry {
   statement: Statement;
@@ -53,22 +56,12 @@ function converterOf(declared: string | null): (value: unknown) => unknown {
   }
 }
 
-/**
- * A function making each row's object with one literal, so that all rows of a
- * statement share one shape; built as code from the column names (quoted by
- * JSON.stringify, so that a name cannot break out of its string). Adding the
- * properties one by one in a loop cost a third of the time of reading them.
- */
-function objectBuilder(columns: BetterSqlite3.ColumnDefinition[]): (values: unknown[]) => Row {
-  const converters = columns.map((c) => converterOf(c.type));
-  // A computed key for "__proto__", which as a plain key would set the prototype.
-  const fields = columns.map(
-    (c, i) =>
-      `${c.name === '__proto__' ? '["__proto__"]' : JSON.stringify(c.name)}: convert[${i}](values[${i}])`,
+/** The builder of a statement's row objects, converting each column by its declared type. */
+function rowBuilder(columns: BetterSqlite3.ColumnDefinition[]): (values: unknown[]) => Row {
+  return objectBuilder(
+    columns.map((c) => c.name),
+    columns.map((c) => converterOf(c.type)),
   );
-  return new Function('convert', `return (values) => ({ ${fields.join(', ')} });`)(converters) as (
-    values: unknown[],
-  ) => Row;
 }
 
 /** An argument as the adapter would bind it. */
@@ -79,7 +72,7 @@ function bindable(value: unknown): unknown {
 }
 
 /** The prepared statements of one connection. */
-export class StatementCache {
+export class StatementCache implements Statements {
   private readonly entries = new Map<string, Entry>();
   private readonly prepare: (source: string) => Statement;
 
@@ -104,9 +97,19 @@ export class StatementCache {
   }
 
   /** The rows a query returns, as objects with Prisma's value types. */
-  rows<T>(source: string, args: readonly unknown[]): T[] {
+  rows<T>(query: RawQuery): T[] {
+    return this.rowsOf<T>(query.sql, query.values);
+  }
+
+  /** Runs a statement that returns no rows; answers how many rows it changed. */
+  run(query: RawQuery): number {
+    return this.runOf(query.sql, query.values);
+  }
+
+  /** The rows the SQL text `source` returns with `args` bound to its `?` placeholders. */
+  rowsOf<T>(source: string, args: readonly unknown[]): T[] {
     const entry = this.entry(source);
-    const toObject = (entry.toObject ??= objectBuilder(columnsOf(entry)));
+    const toObject = (entry.toObject ??= rowBuilder(columnsOf(entry)));
     // Integers as numbers here (our columns hold none past 2^53), which
     // spares a bigint per value; the adapter's own reads keep its setting.
     return (
@@ -114,8 +117,8 @@ export class StatementCache {
     ).map(toObject) as T[];
   }
 
-  /** Runs a statement that returns no rows; answers how many rows it changed. */
-  run(source: string, args: readonly unknown[]): number {
+  /** Runs the SQL text `source` with `args`; answers how many rows it changed. */
+  runOf(source: string, args: readonly unknown[]): number {
     return this.entry(source).statement.run(args.map(bindable)).changes;
   }
 

@@ -1,0 +1,218 @@
+// Prepared statements kept on each PostgreSQL connection, and a direct way to
+// run the busiest queries on them: the counterpart of sqlite-statements.ts.
+//
+// Prisma's pg adapter sends every query as an unnamed statement, which
+// PostgreSQL parses and plans anew, and a raw query through Prisma spends as
+// long again in its query interpreter and result mapping: GET /users/me cost
+// about twice the server's CPU on PostgreSQL that it costs on SQLite. Here a
+// raw query runs on the adapter's own pool (or on the connection of the
+// transaction it belongs to) as a named statement: parsed on a connection the
+// first time that connection meets the text, then only bound and executed.
+// The values come back as Prisma's raw queries give them on PostgreSQL (int8
+// as bigint, timestamps as dates in UTC, numeric as Decimal), and arguments
+// go as Prisma's adapter sends them (dates as UTC text).
+//
+// Each connection keeps at most STATEMENT_CACHE_SIZE texts, the least
+// recently used going first. A text pushed out is DEALLOCATEd on its
+// connection while that is in no transaction (a failing DEALLOCATE would
+// abort the transaction); inside one, a text new to a full connection runs
+// unnamed. Names are never reused, so a statement left behind is never
+// mistaken for another.
+import { DatabaseError, types, type ClientBase, type Pool, type PoolClient } from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Prisma } from '../../generated/prisma/sqlite/client';
+import {
+  objectBuilder,
+  STATEMENT_CACHE_SIZE,
+  type RawQuery,
+  type RowObject as Row,
+  type Statements,
+} from './statements';
+
+interface Entry {
+  /** The statement's name on its connection. */
+  name: string;
+  /** Turns a row's values into an object (the columns of a text never change: no migration runs meanwhile). */
+  toObject: ((values: unknown[]) => Row) | null;
+}
+
+/** Each value as Prisma's pg adapter and raw-query mapping read it, where pg's own parser differs. */
+const parsers: Record<number, (text: string) => unknown> = {
+  20: (text) => BigInt(text), // int8
+  26: (text) => BigInt(text), // oid
+  1082: (text) => new Date(text), // date
+  1114: (text) => new Date(`${text.replace(' ', 'T')}+00:00`), // timestamp, stored in UTC
+  // timestamptz, its offset replaced by UTC's as Prisma does (sessions run in UTC).
+  1184: (text) => new Date(text.replace(' ', 'T').replace(/[+-]\d{2}(:\d{2})?$/, '+00:00')),
+  1700: (text) => new Prisma.Decimal(text), // numeric
+};
+const typeParsers = {
+  getTypeParser: (oid: number, format?: string) =>
+    parsers[oid] ?? types.getTypeParser(oid, format as 'text'),
+};
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** A date as Prisma's pg adapter sends it: UTC, without a zone, milliseconds when any. */
+function formatDateTime(date: Date): string {
+  const ms = date.getUTCMilliseconds();
+  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}${ms ? `.${pad(ms, 3)}` : ''}`;
+}
+
+/** An argument as Prisma's pg adapter binds it (pg itself sends booleans, numbers and bigints as text). */
+function bindable(value: unknown): unknown {
+  return value instanceof Date ? formatDateTime(value) : value;
+}
+
+/** The names pg has seen parsed on a connection (a field its types do not declare). */
+function parsedStatements(client: ClientBase): Record<string, string> {
+  return (client as unknown as { connection: { parsedStatements: Record<string, string> } })
+    .connection.parsedStatements;
+}
+
+let statementCount = 0;
+
+/** The prepared statements of a pool's connections. */
+export class PgStatements implements Statements {
+  /** Each connection's statements, by SQL text, least recently used first. */
+  private readonly prepared = new WeakMap<ClientBase, Map<string, Entry>>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly capacity = STATEMENT_CACHE_SIZE,
+  ) {}
+
+  /** The rows a query returns on one of the pool's connections, as objects with Prisma's value types. */
+  rows<T>(query: RawQuery): Promise<T[]> {
+    return this.rowsOn<T>(null, query);
+  }
+
+  /** Runs a statement that returns no rows on one of the pool's connections; answers how many rows it changed. */
+  async run(query: RawQuery): Promise<number> {
+    return (await this.execute(null, query)).result.rowCount ?? 0;
+  }
+
+  /** The statements of a transaction, on its connection. */
+  on(connection: PoolClient): Statements {
+    return {
+      rows: <T>(query: RawQuery) => this.rowsOn<T>(connection, query),
+      run: async (query: RawQuery) => (await this.execute(connection, query)).result.rowCount ?? 0,
+    };
+  }
+
+  private async rowsOn<T>(connection: PoolClient | null, query: RawQuery): Promise<T[]> {
+    const { entry, result } = await this.execute(connection, query);
+    const names = () => result.fields.map((f) => f.name);
+    const toObject = entry ? (entry.toObject ??= objectBuilder(names())) : objectBuilder(names());
+    return result.rows.map(toObject) as T[];
+  }
+
+  /** Runs `query` on `connection`, or on a connection of the pool when null. */
+  private async execute(connection: PoolClient | null, query: RawQuery) {
+    const client = connection ?? (await this.pool.connect());
+    let failure: Error | undefined;
+    try {
+      const entry = this.entry(client, query.text, connection === null);
+      const result = await client.query<unknown[]>({
+        name: entry?.name,
+        text: query.text,
+        values: query.values.map(bindable),
+        rowMode: 'array',
+        types: typeParsers,
+      });
+      return { entry, result };
+    } catch (error) {
+      // An error the server answered leaves the connection usable; any other drops it.
+      if (!(error instanceof DatabaseError)) failure = error as Error;
+      throw error;
+    } finally {
+      if (!connection) client.release(failure);
+    }
+  }
+
+  /**
+   * The statement of `text` on `client`, made the most recently used; null
+   * when it runs unnamed (new to a full connection in a transaction).
+   */
+  private entry(client: ClientBase, text: string, idle: boolean): Entry | null {
+    let entries = this.prepared.get(client);
+    if (!entries) this.prepared.set(client, (entries = new Map()));
+    let entry = entries.get(text);
+    if (entry) {
+      entries.delete(text); // re-inserted below as the most recently used
+    } else {
+      if (entries.size >= this.capacity) {
+        if (!idle) return null;
+        const [oldest, { name }] = entries.entries().next().value!;
+        entries.delete(oldest);
+        // Queued before the query that follows on this connection; nothing waits for it.
+        if (parsedStatements(client)[name] !== undefined)
+          client.query(`DEALLOCATE "${name}"`).catch(() => undefined);
+        delete parsedStatements(client)[name];
+      }
+      entry = { name: `chat_${++statementCount}`, toObject: null };
+    }
+    entries.set(text, entry);
+    return entry;
+  }
+}
+
+/**
+ * The pg adapter on a pool of our own, whose statements (`statements`) run
+ * on that pool and on the connections of its transactions (`transaction`).
+ */
+export class CachingPgAdapter extends PrismaPg {
+  readonly statements: PgStatements;
+  /** Where the transaction being begun puts its connection (see `transaction`). */
+  private expecting: { connection: PoolClient | null } | null = null;
+  /** Settles when the transaction begun last is running, or has failed to begin. */
+  private beginning: Promise<void> = Promise.resolve();
+
+  constructor(pool: Pool, options?: ConstructorParameters<typeof PrismaPg>[1]) {
+    super(pool, options);
+    this.statements = new PgStatements(pool);
+  }
+
+  override async connect() {
+    const adapter = await super.connect();
+    const start = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => {
+      const slot = this.expecting; // taken at the call, before any other can begin
+      const transaction = await start(isolationLevel);
+      // The adapter's transaction keeps its pool connection in `client` (protected in its types).
+      if (slot) slot.connection = (transaction as unknown as { client: PoolClient }).client;
+      return transaction;
+    };
+    return adapter;
+  }
+
+  /**
+   * Runs `begin`, which begins one Prisma transaction and calls `entered`
+   * first thing inside it: `entered` answers the statements of the
+   * transaction's connection. Prisma does not tell which connection a
+   * transaction took, so transactions begin one after the other, each once
+   * the one before is running (a BEGIN's round trip; they then run side by
+   * side): the connection the adapter hands out meanwhile is the one. An
+   * AsyncLocalStorage would tell it without the wait, but on Node 20 it puts
+   * a hook on every promise of the process.
+   */
+  async transaction<T>(begin: (entered: () => Statements | null) => Promise<T>): Promise<T> {
+    const previous = this.beginning;
+    let begun!: () => void;
+    this.beginning = new Promise((resolve) => (begun = resolve));
+    await previous;
+    const slot: { connection: PoolClient | null } = { connection: null };
+    this.expecting = slot;
+    const entered = () => {
+      if (this.expecting === slot) this.expecting = null;
+      begun();
+      return slot.connection && this.statements.on(slot.connection);
+    };
+    try {
+      return await begin(entered);
+    } finally {
+      if (this.expecting === slot) this.expecting = null;
+      begun();
+    }
+  }
+}
