@@ -4380,6 +4380,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload your avatar
+         * @description Makes the image sent as the single file of a `multipart/form-data`
+         *     body the requester's avatar, as Zulip's settings page does. The image
+         *     (PNG, JPEG, GIF, WebP or AVIF, at most 5 MiB) is cropped to a square
+         *     at its centre and kept at two sizes, 100 and 500 pixels, both PNG (an
+         *     animated image keeps its first frame). The server serves them itself,
+         *     without credentials, at `/user_avatars/<realm_id>/<random>.png` and
+         *     `<random>-medium.png`; the random part is new for each upload.
+         *
+         *     `avatar_source` becomes `U` and `avatar_version` goes up by one.
+         *     Every active user of the organization gets a `realm_user` event (op
+         *     `update`) with the new `avatar_url`, `avatar_url_medium`,
+         *     `avatar_version` and `avatar_source`; for a bot, its owner and the
+         *     administrators also get a `realm_bot` update with the new
+         *     `avatar_url`. The images of the previous upload are removed.
+         *
+         *     Refusals:
+         *     - No file, or more than one: `BAD_REQUEST` ("You must upload exactly
+         *       one avatar.").
+         *     - A file over 5 MiB: `BAD_REQUEST` ("Uploaded file is larger than the
+         *       allowed limit of 5 MiB").
+         *     - A file whose type (as sent, or guessed from its name) is not one of
+         *       the image types above: `BAD_IMAGE` ("Invalid image format").
+         *     - A file that is not an image of its type: `BAD_IMAGE` ("Could not
+         *       decode image; did you upload an image file?").
+         */
+        post: operations["set-avatar"];
+        /**
+         * Remove your avatar
+         * @description Gives the requester back the avatar Gravatar draws from their email
+         *     address, removing the uploaded images. `avatar_source` becomes `G`,
+         *     `avatar_version` goes up by one, and the same events as for an upload
+         *     are sent (`realm_user` update to everyone, `realm_bot` update for a
+         *     bot), with the Gravatar address in full even for clients that compute
+         *     Gravatar addresses themselves. For a user without an uploaded avatar
+         *     nothing changes and no event is sent. The answer has the address of
+         *     the avatar either way.
+         */
+        delete: operations["delete-avatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4555,6 +4609,18 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description The success body of set-avatar and delete-avatar. */
+        AvatarUrlSuccess: {
+            result: components["schemas"]["SuccessResult"];
+            msg: components["schemas"]["Msg"];
+            ignored_parameters_unsupported?: components["schemas"]["IgnoredParametersUnsupported"];
+            /**
+             * @description The address of the avatar now: a path on this server for an
+             *     uploaded one, Gravatar's address otherwise; `version` changes with
+             *     each change of avatar.
+             */
+            avatar_url: string;
+        };
         /** @description The success body of regenerate-bot-api-key. */
         RegenerateBotKeySuccess: {
             result: components["schemas"]["SuccessResult"];
@@ -4628,10 +4694,11 @@ export interface components {
              *     - `ANOMALOUS_WEBHOOK_PAYLOAD`: The payload is not one the service sends; `webhook_name` names the integration.
              *     - `CSRF_FAILED`: A request under `/json` that changes something came without the session's CSRF token, or with another (403).
              *     - `SERVICE_UNAVAILABLE`: The database or Redis cannot be reached for the moment (503); retry after the `Retry-After` header's seconds.
+             *     - `BAD_IMAGE`: The uploaded file is not an image of a type the operation takes, or cannot be decoded.
              * @example BAD_REQUEST
              * @enum {string}
              */
-            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE" | "UNSUPPORTED_WEBHOOK_EVENT_TYPE" | "MISSING_HTTP_EVENT_HEADER" | "ANOMALOUS_WEBHOOK_PAYLOAD" | "CSRF_FAILED" | "SERVICE_UNAVAILABLE";
+            code?: "BAD_REQUEST" | "UNAUTHORIZED" | "REQUEST_VARIABLE_MISSING" | "REQUEST_CONFUSING_VAR" | "BAD_NARROW" | "BAD_EVENT_QUEUE_ID" | "RATE_LIMIT_HIT" | "USER_DEACTIVATED" | "REALM_DEACTIVATED" | "AUTHENTICATION_FAILED" | "NOT_FOUND" | "STREAM_DOES_NOT_EXIST" | "REACTION_ALREADY_EXISTS" | "REACTION_DOES_NOT_EXIST" | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED" | "STREAM_WILDCARD_MENTION_NOT_ALLOWED" | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" | "EXPECTATION_MISMATCH" | "SYSTEM_GROUP_REQUIRED" | "CANNOT_DEACTIVATE_GROUP_IN_USE" | "CANNOT_DEACTIVATE_LAST_USER" | "INVITATION_FAILED" | "UNAUTHORIZED_PRINCIPAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL_SERVER_ERROR" | "INVALID_PUSH_DEVICE_TOKEN" | "PUSH_SERVICE_NOT_CONFIGURED" | "CHANNEL_ALREADY_EXISTS" | "NO_ACTIVE_PUSH_DEVICE" | "UNSUPPORTED_WEBHOOK_EVENT_TYPE" | "MISSING_HTTP_EVENT_HEADER" | "ANOMALOUS_WEBHOOK_PAYLOAD" | "CSRF_FAILED" | "SERVICE_UNAVAILABLE" | "BAD_IMAGE";
             /** @description With `REQUEST_VARIABLE_MISSING`, the parameter's name. */
             var_name?: string;
             /** @description With `REQUEST_CONFUSING_VAR`, the first of two parameters that may not be sent together. */
@@ -8985,6 +9052,17 @@ export interface components {
                     /**
                      * Format: binary
                      * @description The image file. Any field name is accepted, but exactly one file must be sent.
+                     */
+                    filename?: string;
+                };
+            };
+        };
+        SetAvatarRequest: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image. Any field name is accepted, but exactly one file must be sent.
                      */
                     filename?: string;
                 };
@@ -16882,6 +16960,68 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "set-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["SetAvatarRequest"];
+        responses: {
+            /** @description The avatar was changed; the answer has its address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvatarUrlSuccess"];
+                };
+            };
+            /**
+             * @description The request was refused: no file or more than one, a file too
+             *     large, or a file that is not an image. `code` is `BAD_REQUEST`, or
+             *     `BAD_IMAGE` for a file that is not an image the server can use.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "delete-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The avatar is Gravatar's; the answer has its address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AvatarUrlSuccess"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -3,7 +3,8 @@
 // imported into a fresh database, where every ID is kept, and into one that
 // already has another organization, where IDs shift; a server on each
 // answers the API as the original did: messages with flags, reactions and
-// edit history, users, channels, subscriptions, groups, and the uploaded bytes.
+// edit history, users, channels, subscriptions, groups, and the uploaded bytes
+// (files, custom emoji and avatars).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { runManage } from '../src/cli/manage';
 import { sendDirect, sendToChannel, streamId, subscribe } from './streams-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { TestServer, type Cast } from './support/server';
+import { TINY_PNG } from './support/example-fixture';
 
 jest.setTimeout(300_000);
 
@@ -117,6 +119,15 @@ beforeAll(async () => {
     'general',
     'files',
     uploads.map((u, i) => `[file ${i}](${u.path})`).join(' '),
+  );
+
+  // An uploaded avatar (its two images).
+  ok(
+    await source.call('POST', '/users/me/avatar', {
+      as: member,
+      encoding: 'multipart',
+      files: { f: { name: 'me.png', content: TINY_PNG, type: 'image/png' } },
+    }),
   );
 
   // Custom emoji, reactions, edits, flags, through HTTP.
@@ -324,7 +335,7 @@ test('export-realm writes the whole organization into one archive', async () => 
     output: archive,
     realm_id: cast.realm.id,
     string_id: '',
-    files: 3,
+    files: 5,
     missing_files: [],
   });
   expect(exported.rows.Message).toBe(BULK + 5);
@@ -351,7 +362,7 @@ test('import-realm into a fresh database keeps every ID, and the API answers the
       realm_id: cast.realm.id,
       string_id: '',
       rows: exported.rows,
-      files: 3,
+      files: 5,
       id_shifts: {},
     });
     for (const user of [cast.owner, cast.member, cast.guest]) {
@@ -376,6 +387,9 @@ test('import-realm into a fresh database keeps every ID, and the API answers the
     };
     const [party] = Object.values(emoji.emoji);
     expect(await bytesAt(server, party.source_url)).toEqual(PNG);
+    const avatar = (await organizationView(server, cast.member)).me.avatar_url as string;
+    expect(avatar).toMatch(/^\/user_avatars\/\d+\/[0-9a-f]{40}\.png\?version=2$/);
+    expect(await bytesAt(server, avatar)).toEqual(await bytesAt(source, avatar));
 
     // The organization is there now: a second import is refused.
     const again = await manage(env, 'import-realm', '--input', archive);
@@ -468,6 +482,11 @@ test('import-realm next to another organization shifts IDs consistently', async 
     expect(Object.values(profile).map((v) => v.value)).toContainEqual(
       JSON.stringify([newId.get(cast.owner.id), newId.get(cast.member2.id)]),
     );
+    // The avatar's images moved with the organization, under its new ID.
+    const avatar = member.avatar_url as string;
+    expect(avatar).toMatch(new RegExp(`^/user_avatars/${summary.realm_id}/[0-9a-f]{40}\\.png`));
+    const original = ok(await source.call('GET', '/users/me', { as: cast.member })).body.avatar_url;
+    expect(await bytesAt(server, avatar)).toEqual(await bytesAt(source, original));
     for (const upload of uploads)
       expect(await bytesAt(server, upload.path, cast.member)).toEqual(upload.bytes);
   } finally {

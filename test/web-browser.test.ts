@@ -3,14 +3,15 @@
 // Two people in two browser contexts chat live: sign in, send to a channel
 // and topic, typing notices, unread counts falling as messages are read,
 // reactions, edits, deletions, a direct message and its reply, an upload
-// opened, search, scrolling back through 500 messages; the server restarts
-// in the middle and the page misses no message; refusals show a clear
-// message; a third person joins through an invitation link and lands signed
-// in. Screenshots at desktop and phone width are written to docs/, and axe-core
+// opened, search, an avatar uploaded and shown to the other person, scrolling
+// back through 500 messages; the server restarts in the middle and the page
+// misses no message; refusals show a clear message; a third person joins
+// through an invitation link and lands signed in. Screenshots at desktop and phone width are written to docs/, and axe-core
 // finds no serious accessibility violation. No request leaves this machine.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { redisEnv } from './support/redis';
 import { TestServer, type Cast } from './support/server';
@@ -318,6 +319,49 @@ describe('two people chat in the web client', () => {
     await a.getByLabel('Search messages').press('Enter');
     await message(a, 'A private word').waitFor({ timeout: WAIT });
     expect(await message(a, 'Hello from the web').count()).toBe(0);
+  });
+
+  test('an avatar uploaded in the settings shows beside messages and in the people list, live', async () => {
+    // Before, no picture: initials stand in for the Gravatar picture the page may not load.
+    const reply = message(b, 'Here you are');
+    expect(await reply.locator('.avatar.initials').textContent()).toBe('KH');
+    await a.getByRole('button', { name: 'Settings' }).click();
+    const settings = a.getByRole('dialog', { name: 'Settings' });
+    await settings.waitFor({ timeout: WAIT });
+    await settings.getByLabel('Avatar image').setInputFiles({
+      name: 'me.png',
+      mimeType: 'image/png',
+      buffer: await sharp({
+        create: { width: 240, height: 160, channels: 3, background: '#2e9e4f' },
+      })
+        .png()
+        .toBuffer(),
+    });
+    await settings.getByRole('status').filter({ hasText: 'Avatar uploaded.' }).waitFor({
+      timeout: WAIT,
+    });
+    await settings.locator('img.avatar').waitFor({ timeout: WAIT });
+    await a.keyboard.press('Escape');
+    await settings.waitFor({ state: 'detached', timeout: WAIT });
+    // The other browser hears of it and shows the picture, loaded from this server.
+    const shown = reply.locator('img.avatar');
+    await shown.waitFor({ timeout: WAIT });
+    expect(await shown.getAttribute('src')).toMatch(
+      /^\/user_avatars\/\d+\/[0-9a-f]{40}\.png\?version=2$/,
+    );
+    await b.waitForFunction(
+      () =>
+        [...(globalThis as any).document.querySelectorAll('article.message img.avatar')].some(
+          (img: any) => img.complete && img.naturalWidth === 100,
+        ),
+      null,
+      { timeout: WAIT },
+    );
+    await b
+      .getByRole('complementary', { name: 'People' })
+      .getByRole('button', { name: cast.member.fullName })
+      .locator('img.avatar')
+      .waitFor({ timeout: WAIT });
   });
 
   test('scrolling up loads older messages back to the first of 500', async () => {

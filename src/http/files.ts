@@ -2,6 +2,8 @@
 // basic credentials, as the API; only for users allowed to see the file), or
 // without credentials at a temporary URL, /user_uploads/temporary/<token>/<name>, and
 // custom emoji images at /user_avatars/<realm_id>/emoji/images/<file> (public),
+// uploaded avatars at /user_avatars/<realm_id>/<random>[-medium].png (public,
+// as in Zulip: the random part, new for each upload, keeps them from being listed),
 // and organization exports at /user_avatars/exports/<realm_id>/<random>/<file>
 // (public, as in Zulip: the random part is the secret; deleting the export
 // removes the file).
@@ -16,6 +18,7 @@ import { pathIdOfToken, UPLOAD_URL_SECRET } from '../lib/uploads/temporary-urls'
 import { emojiImageKey } from '../lib/emoji/realm-emoji';
 import { isWellFormedPathId } from '../lib/uploads/uploads';
 import { isExportKey } from '../lib/export/realm-exports';
+import { avatarImageKeyOfPath } from '../lib/users/avatars';
 import { doGetServerSecret } from '../actions/users/server-secrets';
 import type { Services } from '../services';
 
@@ -86,14 +89,15 @@ async function serveTemporary(
   await sendFile(ctx, services, pathId, attachment.contentType, attachment.fileName);
 }
 
-/** Koa middleware serving uploaded files and custom emoji images; other paths pass through. */
+/** Koa middleware serving uploaded files, avatars and custom emoji images; other paths pass through. */
 export function fileServing(services: Services): Koa.Middleware {
   return async (ctx, next) => {
     const upload = /^\/user_uploads\/(.+)$/.exec(ctx.path);
     const emoji =
       /^\/user_avatars\/(\d+)\/emoji\/images\/([0-9a-f]+\.(png|gif|jpg|webp|avif))$/.exec(ctx.path);
     const exported = /^\/user_avatars\/(exports\/.+)$/.exec(ctx.path);
-    if (!upload && !emoji && !exported) return next();
+    const avatar = avatarImageKeyOfPath(ctx.path);
+    if (!upload && !emoji && !exported && !avatar) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
       throw new ApiError('Method Not Allowed', 'BAD_REQUEST', 405);
     if (emoji)
@@ -103,6 +107,7 @@ export function fileServing(services: Services): Koa.Middleware {
         emojiImageKey(Number(emoji[1]), emoji[2]),
         emojiTypes[emoji[3]],
       );
+    if (avatar) return sendFile(ctx, services, avatar, 'image/png');
     if (exported) {
       if (!isExportKey(exported[1])) throw notFound();
       return sendFile(ctx, services, exported[1], 'application/gzip', exported[1].split('/').pop());

@@ -251,11 +251,16 @@ function applyRealmUser(state: State, event: Event): void {
       event.person,
     ];
   if (event.op !== 'update') return;
-  const { user_id, custom_profile_field, is_active, ...rest } = event.person;
+  // The user objects hold no avatar_source or medium avatar: as Zulip's
+  // clients do, those go to the top-level state, for the user's own avatar.
+  const { user_id, custom_profile_field, is_active, avatar_source, avatar_url_medium, ...rest } =
+    event.person;
   const all = [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])];
   const person = all.find((p) => p.user_id === user_id);
   Object.assign(person, rest);
   if (user_id === state.user_id && rest.full_name) state.full_name = rest.full_name;
+  if (user_id === state.user_id && avatar_source !== undefined)
+    Object.assign(state, { avatar_source, avatar_url: rest.avatar_url, avatar_url_medium });
   if (rest.role !== undefined)
     Object.assign(person, {
       is_owner: rest.role === Role.OWNER,

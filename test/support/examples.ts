@@ -237,6 +237,7 @@ const volatileText: [RegExp, string][] = [
   [/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>'],
   [/(^|\/)[0-9a-f]{24}\//g, '$1<random>/'],
   [/(\/user_avatars\/\d+\/emoji\/images\/)[0-9a-f]+\./g, '$1<random>.'],
+  [/(\/user_avatars\/\d+\/)[0-9a-f]{40}(-medium)?\./g, '$1<random>$2.'],
   // The signed details of a BigBlueButton call, which hold a random meeting ID.
   [/(bigbluebutton=)[\w-]+\.[\w-]+/g, '$1<signed>'],
   [/\/join\/[A-Za-z0-9_-]{32}$/g, '/join/<key>'],

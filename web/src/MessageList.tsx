@@ -1,9 +1,10 @@
 // The message list: messages of the view grouped by channel and topic (or
-// conversation), each with its sender, time, the server's rendered HTML, an
-// edited mark and reactions; older messages load on scrolling up, and the
-// messages seen are marked read.
+// conversation), each with its sender's avatar and name, time, the server's
+// rendered HTML, an edited mark and reactions; older messages load on
+// scrolling up, and the messages seen are marked read.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from './api';
+import { Avatar } from './Avatar';
 import { openCompose } from './Compose';
 import { glyph, popular, searchEmoji } from './emoji';
 import { narrowHash } from './narrow';
@@ -182,6 +183,7 @@ function MessageRow({ m, selected }: { m: Message; selected: boolean }) {
       }}
     >
       <div class="meta">
+        <Avatar userId={m.sender_id} name={m.sender_full_name} url={m.avatar_url} />
         <span class="sender">{m.sender_full_name}</span>
         <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{time(m.timestamp)}</time>
         {m.last_edit_timestamp !== undefined && m.last_edit_timestamp !== null && (

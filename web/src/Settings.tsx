@@ -1,8 +1,9 @@
-// Settings: the person's name and password; their channels (browse,
+// Settings: the person's name, avatar and password; their channels (browse,
 // join, leave, create); and for administrators the organization's name,
 // invitations and people's roles.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from './api';
+import { AvatarSettings } from './AvatarSettings';
 import { showError, state, useStore } from './store';
 
 const ROLES: [number, string][] = [
@@ -40,6 +41,7 @@ function Profile() {
     <section aria-labelledby="profile-title">
       <h3 id="profile-title">Your profile</h3>
       <Notice text={notice} />
+      <AvatarSettings onDone={setNotice} />
       <form
         onSubmit={(e) => {
           e.preventDefault();

@@ -1,5 +1,6 @@
-// The right sidebar: the organization's people with their presence; a click
+// The right sidebar: the organization's people with their avatars and presence; a click
 // opens the direct message conversation with them.
+import { Avatar } from './Avatar';
 import { state, useStore } from './store';
 import { openNarrow } from './view';
 
@@ -36,6 +37,7 @@ export function Users({ onPick }: { onPick: () => void }) {
               }}
             >
               <span class={`dot ${u.presence}`} aria-label={u.presence} role="img" />
+              <Avatar userId={u.user_id} name={u.full_name} url={u.avatar_url} size={22} />
               {u.full_name}
               {u.user_id === s.userId ? ' (you)' : ''}
             </button>

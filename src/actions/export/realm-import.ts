@@ -12,6 +12,7 @@ import { Prisma } from '../../../generated/prisma/sqlite/client';
 import { executeRows, type Db } from '../../db/client';
 import { badRequest } from '../../errors';
 import { emojiImageKey } from '../../lib/emoji/realm-emoji';
+import { avatarImageKey } from '../../lib/users/avatars';
 import { ARCHIVE_FORMAT, readBatches, tableFile, type Manifest } from '../../lib/export/archive';
 import { delegateOf } from '../../lib/export/delegates';
 import { silentProgress, type Progress } from '../../lib/export/progress';
@@ -206,6 +207,10 @@ export async function doImportRealm(
   try {
     const manifest = await unpack(input, dir);
     const totalRows = Object.values(manifest.tables).reduce((sum, t) => sum + t.rows, 0);
+    // Avatar images by file name; the users' rows name them by their random part.
+    const avatars = (manifest.avatars ?? []).filter((name) =>
+      /^[0-9a-f]{40}(-medium)?\.png$/.test(name),
+    );
     const contentTypes = new Map<string, string>();
     let shifts: Record<string, number> = {};
     const map: MapId = (model: IdModel, id: number) => id + (shifts[model] ?? 0);
@@ -219,7 +224,9 @@ export async function doImportRealm(
               : `an organization with the subdomain "${manifest.string_id}" already exists in this database`,
           );
         shifts = await idShifts(tx, manifest);
-        progress.start(totalRows + manifest.uploads.length + manifest.emoji.length);
+        progress.start(
+          totalRows + manifest.uploads.length + manifest.emoji.length + avatars.length,
+        );
         const counts = await loadTables(
           tx,
           dir,
@@ -252,6 +259,16 @@ export async function doImportRealm(
         files += 1;
       }
       progress.advance(1, 'emoji');
+    }
+    for (const fileName of avatars) {
+      const [hash, medium] = fileName.replace(/\.png$/, '').split('-');
+      await services.files.put(
+        avatarImageKey(realmId, hash, medium !== undefined),
+        join(dir, 'avatars', fileName),
+        'image/png',
+      );
+      files += 1;
+      progress.advance(1, 'avatars');
     }
     progress.finish();
     return { realm_id: realmId, string_id: manifest.string_id, rows, files, id_shifts: shifts };

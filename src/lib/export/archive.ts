@@ -1,7 +1,8 @@
 // The layout of an organization's export archive (a .tar.gz): manifest.json,
 // then one JSON-lines file per table (tables/<Model>.jsonl, one row a line, so
 // that neither side ever holds a whole table), the uploaded files under
-// uploads/<path id> and the custom emoji images under emoji/<file name>.
+// uploads/<path id>, the custom emoji images under emoji/<file name> and the
+// uploaded avatars' images under avatars/<file name>.
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -20,9 +21,11 @@ export interface Manifest {
   exported_at: number;
   /** Per exported table: its rows and the range of its `id` column, if it has one. */
   tables: Record<string, { rows: number; min_id: number | null; max_id: number | null }>;
-  /** Files in the archive: uploads by path ID, emoji images by file name. */
+  /** Files in the archive: uploads by path ID, emoji and avatar images by file name. */
   uploads: string[];
   emoji: string[];
+  /** Absent from archives made before avatars could be uploaded. */
+  avatars?: string[];
   /** Files the store did not have when the export ran. */
   missing_files: string[];
 }

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
 import type { Database, Db } from '../../db/client';
 import { emojiImageKey } from '../emoji/realm-emoji';
+import { avatarImageKey } from '../users/avatars';
 import { isSafeKey, type FileStore } from '../uploads/file-store';
 import { ARCHIVE_FORMAT, encodeRow, LineWriter, tableFile, type Manifest } from './archive';
 import { delegateOf } from './delegates';
@@ -100,14 +101,18 @@ async function writeTable(
 }
 
 /**
- * Copies the organization's uploads and custom emoji images from the store
+ * Copies the organization's uploads, custom emoji and avatar images from the store
  * into `dir`, listing each in `manifest`, or among its missing files when the
  * store no longer has it.
  */
 async function copyStoredFiles(
   files: FileStore,
   realmId: number,
-  stored: { attachments: { pathId: string }[]; emoji: { fileName: string }[] },
+  stored: {
+    attachments: { pathId: string }[];
+    emoji: { fileName: string }[];
+    avatars: { avatarHash: string | null }[];
+  },
   dir: string,
   manifest: Manifest,
   progress: Progress,
@@ -124,6 +129,16 @@ async function copyStoredFiles(
       manifest.emoji.push(fileName);
     else manifest.missing_files.push(key);
     progress.advance(1, 'emoji');
+  }
+  for (const { avatarHash } of stored.avatars) {
+    for (const medium of [false, true]) {
+      const key = avatarImageKey(realmId, avatarHash!, medium);
+      const fileName = key.split('/').pop()!;
+      if (isSafeKey(key) && (await copyOut(files, key, join(dir, 'avatars', fileName))))
+        manifest.avatars!.push(fileName);
+      else manifest.missing_files.push(key);
+    }
+    progress.advance(1, 'avatars');
   }
 }
 
@@ -152,19 +167,28 @@ export async function exportRealm(
   const emoji = await db.read((tx) =>
     tx.realmEmoji.findMany({ where: { realmId }, select: { fileName: true } }),
   );
+  const avatars = await db.read((tx) =>
+    tx.user.findMany({
+      where: { realmId, avatarHash: { not: null } },
+      select: { avatarHash: true },
+    }),
+  );
   const counts = await db.read(async (tx) => {
     const out: number[] = [];
     for (const table of exportTables)
       out.push(await delegateOf(tx, table.model).count({ where: table.where(scope) }));
     return out;
   });
-  progress.start(counts.reduce((a, b) => a + b, 0) + attachments.length + emoji.length);
+  progress.start(
+    counts.reduce((a, b) => a + b, 0) + attachments.length + emoji.length + avatars.length,
+  );
 
   const dir = await mkdtemp(join(tmpdir(), 'realm-export-'));
   try {
     await mkdir(join(dir, 'tables'));
     await mkdir(join(dir, 'uploads'));
     await mkdir(join(dir, 'emoji'));
+    await mkdir(join(dir, 'avatars'));
     const manifest: Manifest = {
       format: ARCHIVE_FORMAT,
       realm_id: realm.id,
@@ -173,11 +197,12 @@ export async function exportRealm(
       tables: {},
       uploads: [],
       emoji: [],
+      avatars: [],
       missing_files: [],
     };
     for (const table of exportTables)
       manifest.tables[table.model] = await writeTable(db, table, scope, dir, progress);
-    await copyStoredFiles(files, realmId, { attachments, emoji }, dir, manifest, progress);
+    await copyStoredFiles(files, realmId, { attachments, emoji, avatars }, dir, manifest, progress);
     await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
     await mkdir(dirname(output), { recursive: true });
     await tar.c({ gzip: true, file: output, cwd: dir, portable: true }, [
@@ -185,13 +210,14 @@ export async function exportRealm(
       'tables',
       'uploads',
       'emoji',
+      'avatars',
     ]);
     progress.finish();
     return {
       realm_id: realm.id,
       string_id: realm.stringId,
       rows: Object.fromEntries(Object.entries(manifest.tables).map(([m, t]) => [m, t.rows])),
-      files: manifest.uploads.length + manifest.emoji.length,
+      files: manifest.uploads.length + manifest.emoji.length + manifest.avatars!.length,
       missing_files: manifest.missing_files,
       size: (await stat(output)).size,
     };

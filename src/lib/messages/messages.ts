@@ -75,6 +75,7 @@ export type Person = Pick<
   | 'emailAddressVisibility'
   | 'avatarSource'
   | 'avatarVersion'
+  | 'avatarHash'
   | 'realmId'
 >;
 
@@ -120,7 +121,7 @@ export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise
   const [users, streams, reactions] = await Promise.all([
     queryRows<Person>(
       db,
-      Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "realmId" FROM "User" WHERE "id" IN ${list(people)}`,
+      Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "avatarHash", "realmId" FROM "User" WHERE "id" IN ${list(people)}`,
     ),
     queryRows<{ id: number; name: string }>(
       db,

@@ -4,6 +4,7 @@ import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { Role } from '../constants';
+import { avatarImagePath } from './avatars';
 import { checkCanAccessUser } from './user-access';
 
 /** Email visibility settings: who may see a user's real address. */
@@ -56,26 +57,35 @@ export function apiEmail(
     : `user${target.id}@${host}`;
 }
 
-/** The avatar address, or null when the client computes gravatars itself and may see the real email. */
-export function avatarUrl(
-  target: Pick<User, 'email' | 'avatarSource' | 'avatarVersion' | 'id' | 'realmId'>,
-  clientGravatar: boolean,
-  emailVisible: boolean,
-): string | null {
-  if (target.avatarSource === 'U')
-    return `/user_avatars/${target.realmId}/${target.id}.png?version=${target.avatarVersion}`;
-  if (clientGravatar && emailVisible) return null;
+/** What the address of a user's avatar is made of. */
+type AvatarFields = Pick<
+  User,
+  'email' | 'avatarSource' | 'avatarVersion' | 'avatarHash' | 'id' | 'realmId'
+>;
+
+/** The Gravatar address of `target`, a picture drawn from their email when they have none there. */
+function gravatarUrl(target: AvatarFields): string {
   const digest = createHash('md5').update(target.email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${digest}?d=identicon&version=${target.avatarVersion}`;
 }
 
+/** The avatar address, or null when the client computes gravatars itself and may see the real email. */
+export function avatarUrl(
+  target: AvatarFields,
+  clientGravatar: boolean,
+  emailVisible: boolean,
+): string | null {
+  if (target.avatarSource === 'U' && target.avatarHash)
+    return `${avatarImagePath(target.realmId, target.avatarHash, false)}?version=${target.avatarVersion}`;
+  if (clientGravatar && emailVisible) return null;
+  return gravatarUrl(target);
+}
+
 /** The larger (500-pixel) avatar address, for the user's own state; never null. */
-export function avatarUrlMedium(
-  target: Pick<User, 'email' | 'avatarSource' | 'avatarVersion' | 'id' | 'realmId'>,
-): string {
-  if (target.avatarSource === 'U')
-    return `/user_avatars/${target.realmId}/${target.id}-medium.png?version=${target.avatarVersion}`;
-  return `${avatarUrl(target, false, true)}&s=500`;
+export function avatarUrlMedium(target: AvatarFields): string {
+  if (target.avatarSource === 'U' && target.avatarHash)
+    return `${avatarImagePath(target.realmId, target.avatarHash, true)}?version=${target.avatarVersion}`;
+  return `${gravatarUrl(target)}&s=500`;
 }
 
 /** The user object of the API (Part 2.4), as `viewer` may see it. */
