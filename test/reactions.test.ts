@@ -255,6 +255,23 @@ describe('adding', () => {
     expect(res.body.message.flags).toEqual(['read', 'historical']);
     expect(res.body.message.reactions).toHaveLength(1);
   });
+
+  test('reactions sent at once to a message never received all land; a duplicate among them is refused', async () => {
+    const id = await sendToChannel(server, cast.member, 'general', 'r', 'at once');
+    const names = ['smile', 'heart', 'tada', 'octopus', 'rocket', 'zulip'];
+    const answers = await Promise.all(
+      [...names, 'heart'].map((emoji_name) => add(cast.moderator, id, { emoji_name })),
+    );
+    // Each distinct emoji is added once; of the two hearts, one is a duplicate.
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(names.length);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused.map((a) => [a.status, a.body.code])).toEqual([[400, 'REACTION_ALREADY_EXISTS']]);
+    const res = await server.call('GET', `/messages/${id}`, { as: cast.moderator });
+    expect(res.body.message.flags).toEqual(['read', 'historical']);
+    expect(
+      res.body.message.reactions.map((r: { emoji_name: string }) => r.emoji_name).sort(),
+    ).toEqual([...names].sort());
+  });
 });
 
 describe('removing', () => {

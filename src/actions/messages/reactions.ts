@@ -2,7 +2,7 @@
 // type; a Unicode emoji is stored under its canonical name whichever alias was
 // used, and a second user reacting with the same code votes for the existing
 // reaction and takes its name. Everyone who can read the message hears of it.
-import type { Realm, User } from '../../../generated/prisma/sqlite/client';
+import { Prisma, type Realm, type User } from '../../../generated/prisma/sqlite/client';
 import { badRequest } from '../../errors';
 import { accessMessage } from '../../lib/messages/message-access';
 import { checkEmoji, emojiByName, type EmojiRef } from '../../lib/emoji/lookup';
@@ -16,7 +16,7 @@ import {
 } from '../../lib/messages/reactions';
 import { apiEmail, realmHost } from '../../lib/users/users';
 import type { Services } from '../../services';
-import type { Db } from '../../db/client';
+import { executeRows, refuseDuplicate, type Db } from '../../db/client';
 
 /** Refuses messages of archived channels, which can no longer change. */
 async function checkModifiable(db: Db, streamId: number | null): Promise<void> {
@@ -65,11 +65,16 @@ export async function doAddReaction(
       await checkEmoji(tx, realm.id, name, emoji);
       name = storedEmojiName(name, emoji);
     }
+    // Another reaction of this user to this message may add the row at the same moment.
     if (!userMessage)
-      await tx.userMessage.create({
-        data: { userId: user.id, messageId: message.id, historical: true, read: true },
-      });
-    await tx.reaction.create({ data: { ...same, userId: user.id, emojiName: name } });
+      await executeRows(
+        tx,
+        Prisma.sql`INSERT INTO "UserMessage" ("userId", "messageId", "historical", "read") VALUES (${user.id}, ${message.id}, TRUE, TRUE) ON CONFLICT ("userId", "messageId") DO NOTHING`,
+      );
+    // The same reaction sent twice at once: the second is refused as a plain duplicate is.
+    await tx.reaction
+      .create({ data: { ...same, userId: user.id, emojiName: name } })
+      .catch(refuseDuplicate(reactionExists));
     const audience = await messageAudience(tx, message);
     const event = reactionEvent('add', user, apiEmail(user, host), message.id, name, emoji);
     onCommit(() => services.bus.publish(event, audience));
