@@ -189,6 +189,9 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     // Raw queries name tables without a schema; make them find the right ones.
     ...(target.schema ? { options: `-c search_path="${target.schema}"` } : {}),
   });
+  // An idle connection that breaks (the database restarting) is noticed by the
+  // next query on it; without a listener its error would end the process.
+  pool.on('error', () => undefined);
   const adapter = new CachingPgAdapter(pool, target.schema ? { schema: target.schema } : undefined);
   // Both generated clients come from one schema and differ only in the provider's
   // name, so the SQLite client's type stands for both.

@@ -18,7 +18,7 @@
 // abort the transaction); inside one, a text new to a full connection runs
 // unnamed. Names are never reused, so a statement left behind is never
 // mistaken for another.
-import { DatabaseError, types, type ClientBase, type Pool, type PoolClient } from 'pg';
+import { DatabaseError, types, type Client, type ClientBase, type Pool, type PoolClient } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Prisma } from '../../generated/prisma/sqlite/client';
 import {
@@ -64,10 +64,16 @@ function bindable(value: unknown): unknown {
   return value instanceof Date ? formatDateTime(value) : value;
 }
 
-/** The names pg has seen parsed on a connection (a field its types do not declare). */
+declare module 'pg' {
+  interface Connection {
+    /** The statement names pg has had parsed on this connection, with their text (undeclared in pg's types). */
+    parsedStatements: Record<string, string>;
+  }
+}
+
+/** The names pg has seen parsed on a connection: a pool's connections are Clients. */
 function parsedStatements(client: ClientBase): Record<string, string> {
-  return (client as unknown as { connection: { parsedStatements: Record<string, string> } })
-    .connection.parsedStatements;
+  return (client as Client).connection.parsedStatements;
 }
 
 let statementCount = 0;
