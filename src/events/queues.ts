@@ -211,13 +211,17 @@ export function eventJson(event: QueuedEvent): string {
 const JSON_TEXT = Symbol('JSON text');
 
 /**
- * A value already written as JSON, standing in for the value of type `T` it
- * encodes: the HTTP layer puts its text in the answer as it is (a handler's
- * top-level fields only; see textOfJson).
+ * A value already written as JSON: the HTTP layer puts its text in the answer
+ * as it is. A handler may answer one in place of any top-level field of its
+ * success body (see Result in handlers/types.ts, and textOfJson).
  */
-export function jsonText<T>(text: string): T {
-  // Deliberately typed as the value it encodes, so handlers return it in place of T.
-  return { [JSON_TEXT]: text } as unknown as T;
+export interface JsonText {
+  readonly [JSON_TEXT]: string;
+}
+
+/** `text`, JSON already, as a field of a handler's answer. */
+export function jsonText(text: string): JsonText {
+  return { [JSON_TEXT]: text };
 }
 
 /** The text of a value made by jsonText, or undefined for any other value. */

@@ -83,7 +83,7 @@ export const getEvents: Handler<'get-events'> = async ({ params, services, user,
   });
   if (!events) throw badEventQueue(params.queue_id);
   // Written here from each event body's JSON, shared by the queues it went to.
-  return { queue_id: params.queue_id, events: jsonText<typeof events>(eventsJson(events)) };
+  return { queue_id: params.queue_id, events: jsonText(eventsJson(events)) };
 };
 
 /**

@@ -4,6 +4,7 @@
 // response does not allow, does not compile.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations } from '../../generated/api';
+import type { JsonText } from '../events/queues';
 import type { EventStream } from '../events/stream';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import type { AuthUser } from '../lib/users/credentials';
@@ -53,7 +54,10 @@ export type Result<K extends OperationId> = operations[K]['responses'] extends {
   200: { content: { 'text/event-stream': unknown } };
 }
   ? EventStream
-  : Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>;
+  : Fields<Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>>;
+
+/** A success body's fields, each as its value or as that value already written as JSON. */
+type Fields<Body> = { [Field in keyof Body]: Body[Field] | JsonText };
 
 /** What every handler receives. */
 export interface PublicRequest<K extends OperationId> {
