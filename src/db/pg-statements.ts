@@ -76,6 +76,21 @@ function parsedStatements(client: ClientBase): Record<string, string> {
   return (client as Client).connection.parsedStatements;
 }
 
+/**
+ * A connection of the pool failed (the database refused it, reset it or went
+ * away) under a raw query: the HTTP layer answers it 503, as it answers
+ * Prisma's own connection errors.
+ */
+export class DatabaseConnectionError extends Error {
+  override readonly name = 'DatabaseConnectionError';
+
+  constructor(readonly cause: unknown) {
+    super(
+      `the database connection failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+  }
+}
+
 let statementCount = 0;
 
 /** The prepared statements of a pool's connections. */
@@ -115,7 +130,11 @@ export class PgStatements implements Statements {
 
   /** Runs `query` on `connection`, or on a connection of the pool when null. */
   private async execute(connection: PoolClient | null, query: RawQuery) {
-    const client = connection ?? (await this.pool.connect());
+    const client =
+      connection ??
+      (await this.pool.connect().catch((error: unknown) => {
+        throw new DatabaseConnectionError(error);
+      }));
     let failure: Error | undefined;
     try {
       const entry = this.entry(client, query.text, connection === null);
@@ -129,8 +148,9 @@ export class PgStatements implements Statements {
       return { entry, result };
     } catch (error) {
       // An error the server answered leaves the connection usable; any other drops it.
-      if (!(error instanceof DatabaseError)) failure = error as Error;
-      throw error;
+      if (error instanceof DatabaseError) throw error;
+      failure = error as Error;
+      throw new DatabaseConnectionError(error);
     } finally {
       if (!connection) client.release(failure);
     }

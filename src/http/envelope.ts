@@ -60,6 +60,11 @@ export function unreachableDependency(error: unknown): 'database' | 'redis' | un
   }
   if (typeof code === 'string' && DATABASE_CONNECTION_CODES.has(code)) return 'database';
   if (error.name === 'PrismaClientInitializationError') return 'database';
+  // Raw queries' connection failures (db/pg-statements.ts), and PostgreSQL's own
+  // refusals of a server stopping or starting, answered on a raw query.
+  if (error.name === 'DatabaseConnectionError') return 'database';
+  if ('severity' in error && typeof code === 'string' && POSTGRES_UNAVAILABLE.test(code))
+    return 'database';
   if (PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return 'database';
   if (error.name === 'MaxRetriesPerRequestError' || error.name === 'AbortError') return 'redis';
   if (REDIS_CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) return 'redis';
