@@ -136,6 +136,11 @@ export class PgStatements implements Statements {
         throw new DatabaseConnectionError(error);
       }));
     let failure: Error | undefined;
+    // While it is checked out, a connection of the pool has no listener for
+    // its errors, and a reset (the database going away) would be thrown as an
+    // uncaught 'error' event: the query fails with it anyway.
+    const onError = (error: Error) => (failure ??= error);
+    if (!connection) client.on('error', onError);
     try {
       const entry = this.entry(client, query.text, connection === null);
       const result = await client.query<unknown[]>({
@@ -152,7 +157,10 @@ export class PgStatements implements Statements {
       failure = error as Error;
       throw new DatabaseConnectionError(error);
     } finally {
-      if (!connection) client.release(failure);
+      if (!connection) {
+        client.off('error', onError);
+        client.release(failure);
+      }
     }
   }
 
