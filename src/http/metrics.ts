@@ -168,15 +168,7 @@ function registerStateMetrics(
  */
 function registerPublicationMetrics(registry: Registry, queues: EventQueueStore): void {
   const publications = (name: string, help: string, field: keyof PublicationStats) =>
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(queues.publicationStats()[field]);
-      },
-    });
+    countOf(registry, name, help, () => queues.publicationStats()[field]);
   publications(
     'chat_event_publications_delayed_total',
     'Events whose delivery to their queues failed at first (Redis unreachable) and was retried.',
@@ -213,15 +205,7 @@ function registerStreamMetrics(registry: Registry, streams: StreamStats): void {
     },
   });
   const streamCounter = (name: string, help: string, field: 'opened' | 'dropped') =>
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(streams[field]);
-      },
-    });
+    countOf(registry, name, help, () => streams[field]);
   streamCounter(
     'chat_event_streams_opened_total',
     'Event streams opened by this process.',
@@ -232,4 +216,17 @@ function registerStreamMetrics(registry: Registry, streams: StreamStats): void {
     'Event streams dropped because their client did not take their output (EVENT_STREAM_MAX_UNSENT_BYTES).',
     'dropped',
   );
+}
+
+/** A counter that reads its total, kept elsewhere, when /metrics is asked. */
+function countOf(registry: Registry, name: string, help: string, total: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(total());
+    },
+  });
 }
