@@ -55,7 +55,7 @@ export async function createServices(
         log.warn('redis connection', { error: error.message }),
       )
     : null;
-  const queues: EventQueueStore = redis
+  const redisQueues = redis
     ? await RedisQueueStore.open(
         redis,
         limits,
@@ -63,11 +63,15 @@ export async function createServices(
         (error) => log.error('event queue read failed', { error: String(error) }),
         (what, fields) => log.warn(what, fields),
       )
-    : new MemoryQueueStore(limits, messageEventHooks);
+    : null;
+  const queues: EventQueueStore = redisQueues ?? new MemoryQueueStore(limits, messageEventHooks);
   const bus = new QueueEventBus(queues, (error) =>
     log.error('event publication failed', { error: String(error) }),
   );
   db.settle = () => bus.settled();
+  db.commitGuard = redisQueues?.marks ?? null;
+  // A test-only fault (see Database.killAfterCommit), read from the environment alone.
+  db.killAfterCommit = process.env.CHAT_FAULT_KILL_AFTER_COMMIT === '1';
   const broadcast = redis
     ? new RedisBroadcast(redis, (error) => log.warn('broadcast failed', { error: String(error) }))
     : noBroadcast;

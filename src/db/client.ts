@@ -19,6 +19,16 @@ export type Db = Prisma.TransactionClient;
 /** Registers work to run once the current transaction has committed. */
 export type OnCommit = (callback: () => void) => void;
 
+/**
+ * What a write with commit callbacks goes through: `enter` before its commit
+ * (the commit waits for it), `leave` once its callbacks have run and their
+ * events are settled, or it failed. See events/commit-marks.ts.
+ */
+export interface CommitGuard {
+  enter(): Promise<void> | undefined;
+  leave(): void;
+}
+
 /** Database options beyond the URL. */
 export interface DatabaseOptions {
   poolSize?: number;
@@ -88,6 +98,14 @@ export class Database {
    * in their queues (which takes a round trip when the queues live in Redis).
    */
   settle: (() => Promise<void>) | null = null;
+  /** Set at start when event queues live in Redis. */
+  commitGuard: CommitGuard | null = null;
+  /**
+   * For tests only (CHAT_FAULT_KILL_AFTER_COMMIT=1): the first write with
+   * commit callbacks kills this process with SIGKILL right after its commit,
+   * before the callbacks publish its events.
+   */
+  killAfterCommit = false;
   /** Calls and time so far; plain sums, so that timing costs nothing per call but a clock read. */
   readonly timing: DatabaseTiming = { reads: 0, readMs: 0, writes: 0, writeMs: 0 };
 
@@ -133,13 +151,19 @@ export class Database {
   ): Promise<T> {
     const callbacks: (() => void)[] = [];
     const started = performance.now();
-    const { adapter } = this;
+    const { adapter, commitGuard } = this;
+    let guarded = false;
     const transaction = (entered: () => Statements | null) =>
       this.client.$transaction(
-        (tx) => {
+        async (tx) => {
           const statements = entered();
           if (statements) statementsOf.set(tx, { statements });
-          return fn(tx, (cb) => callbacks.push(cb));
+          const result = await fn(tx, (cb) => callbacks.push(cb));
+          if (callbacks.length > 0 && commitGuard && !guarded) {
+            guarded = true;
+            await commitGuard.enter();
+          }
+          return result;
         },
         {
           timeout: options.timeoutMs ?? this.transactionTimeoutMs,
@@ -148,18 +172,23 @@ export class Database {
       );
     let result: T;
     try {
-      const run = () => transaction(() => adapter?.statements ?? null);
-      result = await (adapter instanceof CachingPgAdapter
-        ? adapter.transaction(transaction)
-        : this.lock
-          ? this.lock.exclusive(run)
-          : run());
+      try {
+        const run = () => transaction(() => adapter?.statements ?? null);
+        result = await (adapter instanceof CachingPgAdapter
+          ? adapter.transaction(transaction)
+          : this.lock
+            ? this.lock.exclusive(run)
+            : run());
+      } finally {
+        this.timing.writes += 1;
+        this.timing.writeMs += performance.now() - started;
+      }
+      if (this.killAfterCommit && callbacks.length > 0) process.kill(process.pid, 'SIGKILL');
+      for (const callback of callbacks) callback();
+      if (callbacks.length > 0 && this.settle) await this.settle();
     } finally {
-      this.timing.writes += 1;
-      this.timing.writeMs += performance.now() - started;
+      if (guarded) commitGuard!.leave();
     }
-    for (const callback of callbacks) callback();
-    if (callbacks.length > 0 && this.settle) await this.settle();
     return result;
   }
 

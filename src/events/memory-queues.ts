@@ -160,7 +160,14 @@ export class MemoryQueueStore implements EventQueueStore {
 
   /** Nothing to count: a publication to memory is delivered at once, or the process is gone. */
   publicationStats(): PublicationStats {
-    return { delayed: 0, abandoned: 0, backlog: 0, queuesDropped: 0 };
+    return {
+      delayed: 0,
+      abandoned: 0,
+      backlog: 0,
+      queuesDropped: 0,
+      markFailures: 0,
+      queuesDroppedAfterCrash: 0,
+    };
   }
 
   stats(): QueueStats {

@@ -265,6 +265,10 @@ export interface PublicationStats {
   backlog: number;
   /** Queues dropped because they missed a publication. */
   queuesDropped: number;
+  /** Writes that committed without the in-flight mark, Redis being unreachable (see commit-marks.ts). */
+  markFailures: number;
+  /** Queues dropped because another process died with events of committed writes not yet in them. */
+  queuesDroppedAfterCrash: number;
 }
 
 /** A newly created queue. */

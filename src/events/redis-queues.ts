@@ -31,6 +31,7 @@ import {
   type QueueStats,
   type QueuedEvent,
 } from './queues';
+import { CommitMarks } from './commit-marks';
 import type { RedisLink } from './redis';
 import { defineScripts, queueScript, runScript } from './redis-scripts';
 
@@ -93,6 +94,8 @@ const PUBLISH_RETRY_MS = 30_000;
 const RETRY_INTERVAL_MS = 250;
 /** Most publications kept undelivered; past it they are given up at once. */
 const BACKLOG_LIMIT = 10_000;
+/** Most queues dropped by one script. */
+const DROP_BATCH = 1000;
 
 /** The event queues of every process, in Redis. */
 export class RedisQueueStore implements EventQueueStore {
@@ -112,7 +115,9 @@ export class RedisQueueStore implements EventQueueStore {
   private readonly toDrop = { queues: new Set<string>(), indexes: new Set<string>() };
   private retryTimer: NodeJS.Timeout | null = null;
   private appendSeq = 0;
-  private readonly counts: PublicationStats = {
+  /** This process's in-flight mark, which writes with commit callbacks see to before committing. */
+  readonly marks: CommitMarks;
+  private readonly counts: Omit<PublicationStats, keyof CommitMarks['stats']> = {
     delayed: 0,
     abandoned: 0,
     backlog: 0,
@@ -127,6 +132,7 @@ export class RedisQueueStore implements EventQueueStore {
     private readonly report: PublicationReport,
   ) {
     this.indexMs = limits.idleTimeoutMs + limits.heartbeatMs + 1000;
+    this.marks = new CommitMarks(link, this, report);
   }
 
   /**
@@ -150,6 +156,7 @@ export class RedisQueueStore implements EventQueueStore {
       for (const waiter of store.waiters.values()) store.wake(waiter.queueId);
       store.retrySoon(0);
     });
+    await store.marks.start();
     return store;
   }
 
@@ -289,19 +296,7 @@ export class RedisQueueStore implements EventQueueStore {
    */
   async stats(): Promise<QueueStats> {
     const { command } = this.link;
-    const queueKeys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await command.scan(
-        cursor,
-        'MATCH',
-        this.link.key('q:{*}'),
-        'COUNT',
-        1000,
-      );
-      cursor = next;
-      for (const key of keys) if (key.endsWith('}')) queueKeys.push(key);
-    } while (cursor !== '0');
+    const queueKeys = await this.queueKeys();
     const counts = await execAll(command, queueKeys, (pipe, key) => pipe.zcard(`${key}:ev`));
     let waitingPolls = 0;
     for (const waiter of this.waiters.values()) if (waiter.state !== 'done') waitingPolls++;
@@ -315,7 +310,34 @@ export class RedisQueueStore implements EventQueueStore {
   publicationStats(): PublicationStats {
     let backlog = 0;
     for (const item of this.backlog) backlog += item.batch.length;
-    return { ...this.counts, backlog };
+    return { ...this.counts, ...this.marks.stats, backlog };
+  }
+
+  /** Whether every publication so far is in its queues, and every queue that missed one dropped. */
+  idle(): boolean {
+    return (
+      !this.flushQueued &&
+      this.batch.length === 0 &&
+      this.backlog.length === 0 &&
+      this.toDrop.queues.size + this.toDrop.indexes.size === 0
+    );
+  }
+
+  /** Drops every event queue of the deployment (their next poll answers BAD_EVENT_QUEUE_ID); answers how many. */
+  async dropAllQueues(): Promise<number> {
+    const ids = (await this.queueKeys()).map((key) => key.slice(this.link.key('q:{').length, -1));
+    let dropped = 0;
+    for (let i = 0; i < ids.length; i += DROP_BATCH) {
+      const batch = ids.slice(i, i + DROP_BATCH);
+      dropped += (await runScript(
+        this.link.command,
+        'queuesDrop',
+        [],
+        [this.link.prefix, batch.length, ...batch],
+      )) as number;
+      for (const id of batch) this.optionsCache.delete(id);
+    }
+    return dropped;
   }
 
   /** Nothing to do: Redis removes the keys of idle queues itself. */
@@ -326,6 +348,8 @@ export class RedisQueueStore implements EventQueueStore {
     await this.flushes;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    // Events still owed leave the mark standing, for another process to drop their queues.
+    await this.marks.close();
     const left = this.publicationStats().backlog;
     if (left > 0 || this.toDrop.queues.size + this.toDrop.indexes.size > 0)
       this.report('event publications lost at shutdown', {
@@ -333,6 +357,24 @@ export class RedisQueueStore implements EventQueueStore {
         queuesNotDropped: this.toDrop.queues.size,
         indexesNotDropped: this.toDrop.indexes.size,
       });
+  }
+
+  /** The keys of every queue, found with one scan. */
+  private async queueKeys(): Promise<string[]> {
+    const queueKeys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.link.command.scan(
+        cursor,
+        'MATCH',
+        this.link.key('q:{*}'),
+        'COUNT',
+        1000,
+      );
+      cursor = next;
+      for (const key of keys) if (key.endsWith('}')) queueKeys.push(key);
+    } while (cursor !== '0');
+    return queueKeys;
   }
 
   private queueKey(queueId: string): string {

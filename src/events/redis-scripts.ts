@@ -12,6 +12,14 @@
 // ids of expired queues are removed from them when publishing finds them gone.
 // A process whose poll waits hears of new events on `<prefix>wake:<process>`,
 // with the queue ID as message.
+//
+// `<prefix>proc:<process>` is a process's liveness key, renewed every second
+// and expiring a few seconds after the process stops renewing it. The hash
+// `<prefix>marks` holds the in-flight marks: field `<process>` (value: the
+// same process) while the process may have committed writes whose events are
+// not yet in their queues; field `drop:<process>` (value: the process that
+// claimed it) while a live process drops the queues a dead one may have owed
+// events to.
 import type Redis from 'ioredis';
 import type { ChainableCommander, ClientContext, Result } from 'ioredis';
 
@@ -166,6 +174,55 @@ for _, id in ipairs(ids) do
   end
 end
 return dropped`,
+  },
+  /**
+   * Renews this process's liveness key, and sets or clears its in-flight
+   * mark. KEYS: liveness key, marks. ARGV: process, liveness ms ('0' deletes
+   * the key: a clean stop), '1' to set the mark, '0' to clear it, '' to leave
+   * it. Answers 1.
+   */
+  processMark: {
+    keys: 2,
+    lua: `
+if ARGV[2] == '0' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], 1, 'PX', ARGV[2])
+end
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[1])
+elseif ARGV[3] == '0' then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+end
+return 1`,
+  },
+  /**
+   * Claims the marks whose process has no liveness key left (died, or was
+   * stopped owing events): each becomes `drop:<process>`, held by the
+   * claiming process until it has dropped the queues, so that one process
+   * claims each, and a claim whose holder dies in turn is claimed again.
+   * KEYS: marks. ARGV: key prefix, claiming process. Answers the claimed
+   * marks' new names, with the claims the process holds already (a drop it
+   * has not finished).
+   */
+  marksClaim: {
+    keys: 1,
+    lua: `
+local claimed = {}
+local marks = redis.call('HGETALL', KEYS[1])
+for i = 1, #marks, 2 do
+  local field, holder = marks[i], marks[i + 1]
+  if holder == ARGV[2] then
+    if string.sub(field, 1, 5) == 'drop:' then claimed[#claimed + 1] = field end
+  elseif redis.call('EXISTS', ARGV[1] .. 'proc:' .. holder) == 0 then
+    local name = field
+    if string.sub(field, 1, 5) ~= 'drop:' then name = 'drop:' .. field end
+    redis.call('HDEL', KEYS[1], field)
+    redis.call('HSET', KEYS[1], name, ARGV[2])
+    claimed[#claimed + 1] = name
+  end
+end
+return claimed`,
   },
 } as const;
 

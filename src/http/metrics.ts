@@ -184,6 +184,16 @@ function registerPublicationMetrics(registry: Registry, queues: EventQueueStore)
     'Event queues dropped by this process because they missed an event.',
     'queuesDropped',
   );
+  publications(
+    'chat_event_queues_dropped_after_crash_total',
+    'Event queues dropped by this process because another process died, or stopped, owing events of writes it had committed.',
+    'queuesDroppedAfterCrash',
+  );
+  publications(
+    'chat_event_commit_marks_failed_total',
+    'Writes this process committed without its in-flight mark in Redis (unreachable): their events are covered only while the process lives.',
+    'markFailures',
+  );
   new Gauge({
     name: 'chat_event_publication_backlog',
     help: 'Events of this process waiting for another attempt at their delivery.',
