@@ -81,7 +81,7 @@ describeCluster('a process dying between commit and publication', () => {
     expect(live().services.queues.publicationStats().queuesDroppedAfterCrash).toBe(0);
   }, 60_000);
 
-  test("the queues it owed events to are dropped, so that they never go on without them", async () => {
+  test('the queues it owed events to are dropped, so that they never go on without them', async () => {
     const queueId = await register(cast.member2);
     const child = await cluster.spawn({ CHAT_FAULT_KILL_AFTER_COMMIT: '1' });
     const content = 'committed, never published';

@@ -3,8 +3,8 @@
 // serving, and only the requests the dead worker held go unanswered (no 500);
 // every acknowledged message is in the database and reached every polled
 // queue, or that queue answers BAD_EVENT_QUEUE_ID. (A message the dead worker
-// committed without answering may miss its events: marking those queues lost
-// is the event publication's own guarantee, not checked here.)
+// committed without answering may miss its events: the queues are then
+// dropped for it, which test/cluster-crash.test.ts checks.)
 // Runs on the PostgreSQL run when TEST_REDIS_URL is set.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';

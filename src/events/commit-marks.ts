@@ -48,6 +48,8 @@ export class CommitMarks {
   /** The mark was set (or renewed) by a command sent at `confirmedAt`, and not cleared since. */
   private marked = false;
   private confirmedAt = 0;
+  /** Counts the clears sent, so that a renewal sent before one does not count as a mark. */
+  private clears = 0;
   private setting: Promise<void> | null = null;
   /** Since when every renewal has succeeded; 0 after a failure. */
   private renewedSince = 0;
@@ -123,10 +125,11 @@ export class CommitMarks {
   private async renew(): Promise<void> {
     if (this.closed) return;
     const sentAt = Date.now();
+    const clears = this.clears;
     const keep = this.marked || this.inFlight > 0 || !this.store.idle();
     try {
       await this.send(LIVENESS_MS, keep ? '1' : '');
-      if (keep) {
+      if (keep && clears === this.clears) {
         this.marked = true;
         this.confirmedAt = sentAt;
         if (this.inFlight === 0) this.planClear();
@@ -145,6 +148,7 @@ export class CommitMarks {
       if (this.inFlight > 0 || !this.marked) return;
       if (!this.store.idle()) return this.planClear();
       this.marked = false;
+      this.clears++;
       // Commands on the connection run in order: a mark sent after this one wins.
       this.send(LIVENESS_MS, '0').catch(() => undefined);
     }, LINGER_MS);
@@ -172,10 +176,13 @@ export class CommitMarks {
       const dropped = await this.store.dropAllQueues();
       this.stats.queuesDroppedAfterCrash += dropped;
       await this.link.command.hdel(this.link.key('marks'), ...claimed);
-      this.report('event queues dropped: a process died with events of committed writes unpublished', {
-        processes: claimed.map((name) => name.slice('drop:'.length)),
-        queues: dropped,
-      });
+      this.report(
+        'event queues dropped: a process died with events of committed writes unpublished',
+        {
+          processes: claimed.map((name) => name.slice('drop:'.length)),
+          queues: dropped,
+        },
+      );
     } catch (error) {
       // Claimed marks stay held by this process; if it dies they are claimed again.
       this.report('sweep for the marks of dead processes failed', { error: String(error) });
