@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     }
     figures.push(
       figure('heap per idle queue', `${(perIdle / 1024).toFixed(2)} KB`, '2 KB'),
-      figure('heap per waiting poll', `${(perPoll / 1024).toFixed(2)} KB`, '8 KB'),
+      figure('heap per waiting poll', `${(perPoll / 1024).toFixed(2)} KB`, '6 KB'),
     );
   } finally {
     fresh.child.kill();

@@ -1,7 +1,8 @@
 // The event queues of a single server process, held in its memory: what runs
-// without REDIS_URL. Publishing is synchronous, and a waiting poll is a
-// callback on its queue.
+// without REDIS_URL. Publishing is synchronous, and a waiting poll is parked
+// on its queue (parked.ts).
 import { randomUUID } from 'node:crypto';
+import { HeartbeatList, ParkedPoll, type PollAnswer } from './parked';
 import {
   eventForQueue,
   noMessageHooks,
@@ -20,8 +21,8 @@ import {
   type QueuedEvent,
 } from './queues';
 
-/** Why a waiting poll is woken. */
-type Wake = 'events' | 'ended' | 'drained';
+/** Why a waiting poll is woken: events, its end (replaced, removed), shutdown, or its client gone. */
+type Wake = 'events' | 'ended' | 'drained' | 'gone';
 
 /** Drops the events up to `id` from the front of `events` (sorted by ID), in place. */
 function acknowledge(events: QueuedEvent[], id: number): void {
@@ -37,6 +38,11 @@ function firstAfter(events: QueuedEvent[], id: number): number {
   return i;
 }
 
+/** The events of `events` (sorted by ID) after `id`. */
+function eventsAfter(events: QueuedEvent[], id: number): QueuedEvent[] {
+  return events.slice(firstAfter(events, id));
+}
+
 /** One client's queue. */
 class MemoryQueue {
   readonly id = randomUUID();
@@ -44,10 +50,26 @@ class MemoryQueue {
   /** ID of the last event added; -1 before the first. */
   lastEventId = -1;
   lastTouched = Date.now();
-  /** The waiting poll, told why it is woken: events, its end (replaced, removed), or shutdown. */
-  waiter: ((why: Wake) => void) | null = null;
+  /** The poll waiting on it. */
+  waiter: MemoryPoll | null = null;
 
   constructor(readonly options: QueueOptions) {}
+}
+
+/** A poll waiting on a queue of this process. */
+class MemoryPoll extends ParkedPoll {
+  constructor(
+    private readonly store: MemoryQueueStore,
+    readonly queue: MemoryQueue,
+    after: number,
+    follow: boolean,
+  ) {
+    super(queue.id, after, follow);
+  }
+
+  cancel(): void {
+    if (this.queue.waiter === this) this.store.wake(this.queue, 'gone');
+  }
 }
 
 /** All queues of this process. */
@@ -56,6 +78,8 @@ export class MemoryQueueStore implements EventQueueStore {
   private byUser = new Map<number, Set<MemoryQueue>>();
   private sweeper: NodeJS.Timeout;
   private pendingWakes = new Set<MemoryQueue>();
+  /** The waiting polls, for their heartbeats. */
+  private readonly heartbeats: HeartbeatList;
   /** Set at shutdown: polls are answered at once. */
   private draining = false;
 
@@ -64,6 +88,9 @@ export class MemoryQueueStore implements EventQueueStore {
     private readonly hooks: MessageEventHooks = noMessageHooks,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, limits.idleTimeoutMs)).unref();
+    this.heartbeats = new HeartbeatList(limits.heartbeatMs, (poll) =>
+      this.heartbeat(poll as MemoryPoll),
+    );
   }
 
   async create(options: QueueOptions): Promise<NewQueue> {
@@ -111,41 +138,19 @@ export class MemoryQueueStore implements EventQueueStore {
     dontBlock,
     after = lastEventId,
     follow = false,
-    onAbort,
-  }: PollRequest): Promise<QueuedEvent[] | null> {
+  }: PollRequest): PollAnswer | ParkedPoll {
     const queue = this.find(queueId, userId);
-    if (!queue) return Promise.resolve(null);
+    if (!queue) return null;
     queue.lastTouched = Date.now();
     acknowledge(queue.events, lastEventId);
-    const pending = () => queue.events.slice(firstAfter(queue.events, after));
-    const events = pending();
-    if (events.length > 0 || dontBlock) return Promise.resolve(events);
-    if (this.draining) return Promise.resolve(follow ? null : events);
+    const events = eventsAfter(queue.events, after);
+    if (events.length > 0 || dontBlock) return events;
+    if (this.draining) return follow ? null : events;
     this.wake(queue, 'ended'); // a newer poll replaces an older one
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        queue.waiter = null;
-        if (follow) return resolve([]);
-        this.append(queue, { type: 'heartbeat' });
-        resolve(pending());
-      }, this.limits.heartbeatMs);
-      const waiter = (why: Wake) => {
-        clearTimeout(timer);
-        queue.waiter = null;
-        queue.lastTouched = Date.now();
-        if (why === 'events' || (why === 'drained' && !follow)) resolve(pending());
-        else resolve(follow ? null : []);
-      };
-      queue.waiter = waiter;
-      onAbort?.(() => {
-        // Only this poll's wait: a newer poll may be waiting by now.
-        if (queue.waiter === waiter) {
-          clearTimeout(timer);
-          queue.waiter = null;
-          queue.lastTouched = Date.now();
-        }
-      });
-    });
+    const poll = new MemoryPoll(this, queue, after, follow);
+    queue.waiter = poll;
+    this.heartbeats.add(poll);
+    return poll;
   }
 
   drain(): void {
@@ -232,7 +237,29 @@ export class MemoryQueueStore implements EventQueueStore {
     for (const queue of queues) if (queue.waiter) this.wake(queue, 'events');
   }
 
-  private wake(queue: MemoryQueue, why: Wake): void {
-    queue.waiter?.(why);
+  /**
+   * Answers the queue's waiting poll: with its events when they came (and at
+   * shutdown, where a stream's poll ends), else with nothing (null for a
+   * stream's poll that ended).
+   */
+  wake(queue: MemoryQueue, why: Wake): void {
+    const poll = queue.waiter;
+    if (!poll) return;
+    this.heartbeats.remove(poll);
+    queue.waiter = null;
+    queue.lastTouched = Date.now();
+    if (why === 'events' || (why === 'drained' && !poll.follow))
+      poll.settle(eventsAfter(queue.events, poll.after));
+    else poll.settle(poll.follow && why !== 'gone' ? null : []);
+  }
+
+  /** A poll waited the heartbeat interval: a heartbeat answers it (a stream's poll, nothing). */
+  private heartbeat(poll: MemoryPoll): void {
+    const { queue } = poll;
+    if (queue.waiter !== poll) return;
+    queue.waiter = null;
+    if (poll.follow) return poll.settle([]);
+    this.append(queue, { type: 'heartbeat' });
+    poll.settle(eventsAfter(queue.events, poll.after));
   }
 }

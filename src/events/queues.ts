@@ -9,6 +9,7 @@
 // interface. The stores are memory-queues.ts (one process) and
 // redis-queues.ts (many processes sharing a Redis).
 import type { components } from '../../generated/api';
+import type { ParkedPoll, PollAnswer } from './parked';
 
 /** An event as delivered, with its position in the queue: one of the contract's event schemas. */
 export type QueuedEvent = components['schemas']['Event'];
@@ -300,8 +301,6 @@ export interface PollRequest {
    * replaced it, the queue was deleted, the process is shutting down).
    */
   follow?: boolean;
-  /** Lets the caller cancel the wait when its client goes away. */
-  onAbort?: (cancel: () => void) => void;
 }
 
 /**
@@ -313,12 +312,14 @@ export interface EventQueueStore {
   create(options: QueueOptions): Promise<NewQueue>;
   /**
    * Answers a poll: drops the acknowledged events, returns the rest at once
-   * if there are any (or if `dontBlock`), and otherwise waits for the next
-   * event or, after the heartbeat interval, a heartbeat. A newer poll of the
-   * same queue answers an older one with nothing. Null when the user has no
-   * queue of that ID (and, for a poll that follows, once its stream is to end).
+   * if there are any (or if `dontBlock`), and otherwise parks the poll on its
+   * queue (parked.ts), to be answered with the next event or, after the
+   * heartbeat interval, a heartbeat. A newer poll of the same queue answers
+   * an older one with nothing, and so does cancelling it. Null when the user
+   * has no queue of that ID (and, for a poll that follows, once its stream is
+   * to end).
    */
-  poll(request: PollRequest): Promise<QueuedEvent[] | null>;
+  poll(request: PollRequest): PollAnswer | ParkedPoll | Promise<PollAnswer | ParkedPoll>;
   /** Removes one of the user's queues, answering its waiting poll with nothing; false when there is none. */
   delete(queueId: string, userId: number): Promise<boolean>;
   /** Adds a publication to every queue of the given users that wants it. */

@@ -12,8 +12,9 @@
 // and the queues they were for dropped, so that no queue goes on without an
 // event it was owed (their clients register again). A
 // poll with nothing to answer records this process as its queue's waiter and
-// waits here, holding no connection; the append that follows publishes the
-// queue ID on this process's wake channel, and the poll then takes its events.
+// is parked here (parked.ts), holding no connection; the append that follows
+// publishes the queue ID on this process's wake channel, and the poll then
+// takes its events.
 import { randomUUID } from 'node:crypto';
 import {
   eventForQueue,
@@ -32,24 +33,31 @@ import {
   type QueuedEvent,
 } from './queues';
 import { CommitMarks } from './commit-marks';
+import { HeartbeatList, ParkedPoll, type PollAnswer } from './parked';
 import type { RedisLink } from './redis';
 import { defineScripts, queueScript, runScript } from './redis-scripts';
 
 /** A poll of this process, from its check of the queue until it is answered. */
-interface Waiter {
-  queueId: string;
-  /** Events after this ID answer the poll. */
-  after: number;
-  /** The poll of a stream (PollRequest.follow). */
-  follow: boolean;
-  resolve: (events: QueuedEvent[] | null) => void;
+class Waiter extends ParkedPoll {
   /** checking: the poll's script runs; waiting: nothing to answer yet; taking: reading after a wake-up. */
-  state: 'checking' | 'waiting' | 'taking' | 'done';
+  state: 'checking' | 'waiting' | 'taking' | 'done' = 'checking';
   /** A wake-up came while the queue was being read; read again. */
-  woken: boolean;
+  woken = false;
   /** The heartbeat came due while the queue was being read. */
-  heartbeatDue: boolean;
-  timer: NodeJS.Timeout | null;
+  heartbeatDue = false;
+
+  constructor(
+    private readonly store: RedisQueueStore,
+    queueId: string,
+    after: number,
+    follow: boolean,
+  ) {
+    super(queueId, after, follow);
+  }
+
+  cancel(): void {
+    this.store.answer(this, []);
+  }
 }
 
 /** A publication waiting for the next round trip, and how to tell its caller it was handled. */
@@ -101,6 +109,8 @@ const DROP_BATCH = 1000;
 export class RedisQueueStore implements EventQueueStore {
   private readonly optionsCache = new Map<string, QueueOptions>();
   private readonly waiters = new Map<string, Waiter>();
+  /** The polls waiting in this process, for their heartbeats. */
+  private readonly heartbeats: HeartbeatList;
   private batch: Pending[] = [];
   private flushQueued = false;
   /** Set at shutdown: polls are answered at once. */
@@ -133,6 +143,9 @@ export class RedisQueueStore implements EventQueueStore {
   ) {
     this.indexMs = limits.idleTimeoutMs + limits.heartbeatMs + 1000;
     this.marks = new CommitMarks(link, this, report);
+    this.heartbeats = new HeartbeatList(limits.heartbeatMs, (poll) =>
+      this.heartbeat(poll as Waiter),
+    );
   }
 
   /**
@@ -202,8 +215,7 @@ export class RedisQueueStore implements EventQueueStore {
     dontBlock,
     after = lastEventId,
     follow = false,
-    onAbort,
-  }: PollRequest): Promise<QueuedEvent[] | null> {
+  }: PollRequest): Promise<PollAnswer | ParkedPoll> {
     if (this.draining) {
       if (follow) return null;
       dontBlock = true;
@@ -211,22 +223,10 @@ export class RedisQueueStore implements EventQueueStore {
     // The waiter is known here before the queue is checked, so that a wake-up
     // arriving between the check and the wait is not missed.
     let waiter: Waiter | undefined;
-    let answered: Promise<QueuedEvent[] | null> | undefined;
     if (!dontBlock) {
       this.answer(this.waiters.get(queueId), [], true); // a newer poll replaces an older one
-      answered = new Promise<QueuedEvent[] | null>((resolve) => {
-        waiter = {
-          queueId,
-          after,
-          follow,
-          resolve,
-          state: 'checking',
-          woken: false,
-          heartbeatDue: false,
-          timer: null,
-        };
-      });
-      this.waiters.set(queueId, waiter!);
+      waiter = new Waiter(this, queueId, after, follow);
+      this.waiters.set(queueId, waiter);
     }
     let reply: (number | string)[];
     try {
@@ -255,17 +255,15 @@ export class RedisQueueStore implements EventQueueStore {
     }
     const events = parseEvents(reply);
     if (!waiter) return events;
-    if (waiter.state !== 'checking') return answered!; // replaced or shut down meanwhile
+    if (waiter.state !== 'checking') return waiter; // answered: replaced or shut down meanwhile
     if (events.length > 0) {
       this.answer(waiter, events);
       return events;
     }
-    const w = waiter;
-    w.state = 'waiting';
-    w.timer = setTimeout(() => this.heartbeat(w), this.limits.heartbeatMs);
-    onAbort?.(() => this.answer(w, []));
-    if (w.woken) void this.take(w, false);
-    return answered!;
+    waiter.state = 'waiting';
+    this.heartbeats.add(waiter);
+    if (waiter.woken) void this.take(waiter, false);
+    return waiter;
   }
 
   publish(publication: Publication, userIds: Iterable<number>): Promise<void> {
@@ -397,12 +395,12 @@ export class RedisQueueStore implements EventQueueStore {
    * Answers a poll (once) and forgets it; `ended` when it is over for good
    * (replaced, its queue gone, shutdown), which a stream's poll answers as null.
    */
-  private answer(waiter: Waiter | undefined, events: QueuedEvent[], ended = false): void {
+  answer(waiter: Waiter | undefined, events: QueuedEvent[], ended = false): void {
     if (!waiter || waiter.state === 'done') return;
     waiter.state = 'done';
-    if (waiter.timer) clearTimeout(waiter.timer);
+    this.heartbeats.remove(waiter);
     if (this.waiters.get(waiter.queueId) === waiter) this.waiters.delete(waiter.queueId);
-    waiter.resolve(ended && waiter.follow ? null : events);
+    waiter.settle(ended && waiter.follow ? null : events);
   }
 
   /** A wake-up for one of this process's polls: its queue has news. */
@@ -414,7 +412,6 @@ export class RedisQueueStore implements EventQueueStore {
   }
 
   private heartbeat(waiter: Waiter): void {
-    waiter.timer = null;
     if (waiter.state === 'waiting') void this.take(waiter, true);
     else waiter.heartbeatDue = true;
   }

@@ -8,6 +8,7 @@
 // first), so that a stream resumed on any process starts exactly after the
 // last event its client has, and nothing in flight when a connection broke
 // is lost.
+import { answerOf, ParkedPoll } from './parked';
 import type { EventQueueStore, QueuedEvent } from './queues';
 
 /** What a stream is opened on. */
@@ -23,8 +24,8 @@ export interface StreamRequest {
 export class EventStream {
   /** ID of the last event handed out. */
   private sent: number;
-  /** Cancels the store's wait of the poll under way, if any. */
-  private cancelWait: (() => void) | null = null;
+  /** The poll under way, while it waits. */
+  private waiting: ParkedPoll | null = null;
 
   private constructor(
     private readonly store: EventQueueStore,
@@ -46,7 +47,7 @@ export class EventStream {
     request: StreamRequest,
     maxUnsentBytes: number,
   ): Promise<EventStream | null> {
-    const first = await store.poll({ ...request, dontBlock: true });
+    const first = await answerOf(await store.poll({ ...request, dontBlock: true }));
     return first && new EventStream(store, request, first, maxUnsentBytes);
   }
 
@@ -57,21 +58,22 @@ export class EventStream {
    * deleted, or this process is shutting down).
    */
   async next(): Promise<QueuedEvent[] | null> {
-    const events = await this.store.poll({
+    const result = await this.store.poll({
       ...this.request,
       dontBlock: false,
       after: this.sent,
       follow: true,
-      onAbort: (cancel) => (this.cancelWait = cancel),
     });
-    this.cancelWait = null;
+    if (result instanceof ParkedPoll) this.waiting = result;
+    const events = await answerOf(result);
+    this.waiting = null;
     if (events && events.length > 0) this.sent = events[events.length - 1].id;
     return events;
   }
 
   /** Stops waiting for events: the client went away. */
   close(): void {
-    this.cancelWait?.();
-    this.cancelWait = null;
+    this.waiting?.cancel();
+    this.waiting = null;
   }
 }

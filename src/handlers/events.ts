@@ -1,5 +1,6 @@
 // Event queues: POST /register, GET /events and DELETE /events.
 import { badEventQueue, badRequest } from '../errors';
+import { ParkedAnswer, ParkedPoll, type PollAnswer } from '../events/parked';
 import { eventsJson, jsonText } from '../events/queues';
 import { EventStream } from '../events/stream';
 import {
@@ -72,19 +73,30 @@ export const registerQueue: Handler<'register-queue'> = async ({
   };
 };
 
-/** Long-polls a queue for events after `last_event_id`. */
-export const getEvents: Handler<'get-events'> = async ({ params, services, user, onAbort }) => {
-  const events = await services.queues.poll({
+/**
+ * Long-polls a queue for events after `last_event_id`. A poll with nothing to
+ * answer yet is handed back parked on its queue, for the HTTP layer to answer
+ * when its events (or its heartbeat) come.
+ */
+export const getEvents: Handler<'get-events'> = async ({ params, services, user }) => {
+  const result = await services.queues.poll({
     queueId: params.queue_id,
     userId: user.id,
     lastEventId: params.last_event_id ?? -1,
     dontBlock: params.dont_block ?? false,
-    onAbort,
   });
-  if (!events) throw badEventQueue(params.queue_id);
-  // Written here from each event body's JSON, shared by the queues it went to.
-  return { queue_id: params.queue_id, events: jsonText(eventsJson(events)) };
+  if (!result) throw badEventQueue(params.queue_id);
+  if (result instanceof ParkedPoll) return new ParkedAnswer(result, pollFields);
+  return pollFields(params.queue_id, result);
 };
+
+/** The fields of a poll's answer; the events written from each body's JSON, shared by the queues it went to. */
+function pollFields(queue: ParkedPoll | string, events: PollAnswer) {
+  return {
+    queue_id: typeof queue === 'string' ? queue : queue.queueId,
+    events: jsonText(eventsJson(events ?? [])),
+  };
+}
 
 /**
  * Follows a queue as server-sent events, from after the event its client

@@ -4,6 +4,7 @@
 // response does not allow, does not compile.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations } from '../../generated/api';
+import type { ParkedAnswer } from '../events/parked';
 import type { JsonText } from '../events/queues';
 import type { EventStream } from '../events/stream';
 import type { UploadedFile } from '../lib/uploads/uploads';
@@ -56,6 +57,9 @@ export type Result<K extends OperationId> = operations[K]['responses'] extends {
   ? EventStream
   : Fields<Omit<SuccessOf<K>, 'result' | 'msg' | 'ignored_parameters_unsupported'>>;
 
+/** A handler's answer: its result, or a poll it parked that makes the result when it is answered. */
+type Answer<K extends OperationId> = Result<K> | ParkedAnswer<Result<K>>;
+
 /** A success body's fields, each as its value or as that value already written as JSON. */
 type Fields<Body> = { [Field in keyof Body]: Body[Field] | JsonText };
 
@@ -75,8 +79,6 @@ export interface PublicRequest<K extends OperationId> {
   headers: IncomingHttpHeaders;
   /** The JSON body of an operation whose body is one payload (`x-payload-body`); undefined elsewhere. */
   payload: Record<string, unknown> | undefined;
-  /** Registers cleanup for when the client disconnects (long-polls). */
-  onAbort: (cancel: () => void) => void;
   /** The browser session of the request, where the HTTP front end offers one (not on the lean path). */
   session?: SessionControl;
 }
@@ -93,9 +95,9 @@ export interface SessionControl {
 export interface AuthedRequest<K extends OperationId> extends PublicRequest<K>, AuthUser {}
 
 /** Implements an operation that needs credentials. */
-export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<Result<K>>;
+export type Handler<K extends OperationId> = (req: AuthedRequest<K>) => Promise<Answer<K>>;
 /** Implements an operation that needs none. */
-export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Result<K>>;
+export type PublicHandler<K extends OperationId> = (req: PublicRequest<K>) => Promise<Answer<K>>;
 
 /** The operations that need no credentials (`security: []` in openapi.yaml). */
 export type PublicOperationId =

@@ -12,11 +12,12 @@
 // request this path does not take (another path or method, a body, HEAD) goes
 // on to Koa.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ParkedAnswer } from '../events/parked';
 import { EventStream } from '../events/stream';
 import { errorAnswer } from './envelope';
 import { writeEventStream, type StreamStats } from './event-stream';
 import { parseUrlencoded } from './form';
-import type { Route, RequestState } from './routes';
+import { parkedBody, type Route, type RequestState } from './routes';
 import type { OperationSpec } from './spec';
 import type { Logger } from '../log';
 
@@ -68,6 +69,117 @@ function ipOf(req: IncomingMessage, trustProxy: boolean): string {
   );
 }
 
+/** What the lean path shares between its requests. */
+interface LeanContext {
+  serve: Route;
+  trustProxy: boolean;
+  log: Logger;
+  recorder: RequestRecorder;
+  streams: StreamStats;
+}
+
+/**
+ * One request on the lean path, from its start to its answer; it is also the
+ * request's state (operation and user) for the log line. A parked poll keeps
+ * this object and two small callbacks, nothing more, while it waits.
+ */
+class LeanRequest implements RequestState {
+  operation: string;
+  userId?: number;
+  /** The answer's headers: the request ID, then those the route sets (rate limit, refusal). */
+  readonly headers: Record<string, string>;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly context: LeanContext,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly path: string,
+    private readonly id: string,
+    op: OperationSpec,
+  ) {
+    this.operation = op.operationId;
+    this.headers = { 'X-Request-Id': id };
+  }
+
+  /** Runs the operation's route and answers it (or parks the poll it answered with). */
+  async run(op: OperationSpec, query: string): Promise<void> {
+    const { req, res, headers, context } = this;
+    try {
+      const body = await context.serve(op, {
+        pathParams: {},
+        query: parseUrlencoded(query, 'query string'),
+        body: undefined,
+        files: () => ({}),
+        authorization: req.headers.authorization,
+        ip: () => ipOf(req, context.trustProxy),
+        host: () => hostOf(req, context.trustProxy),
+        userAgent: req.headers['user-agent'],
+        req,
+        setHeader: (name, value) => (headers[name] = value),
+        state: this,
+      });
+      if (body instanceof EventStream) {
+        await writeEventStream(res, body, headers, {
+          stats: context.streams,
+          log: context.log,
+          requestId: this.id,
+        });
+        this.record(200);
+      } else if (body instanceof ParkedAnswer) this.park(body);
+      else this.answer(200, body);
+    } catch (error) {
+      this.refuse(error);
+    }
+  }
+
+  /** Answers when the parked poll is answered; a client that goes away first cancels it. */
+  private park(parked: ParkedAnswer): void {
+    const { poll } = parked;
+    poll.onAnswer((answer) => {
+      try {
+        this.answer(200, parkedBody(parked, answer));
+      } catch (error) {
+        this.refuse(error);
+      }
+    });
+    // The client may have gone while the poll was checked (on Redis).
+    if (this.req.destroyed) poll.cancel();
+    else this.req.on('close', () => poll.cancel());
+  }
+
+  private answer(status: number, body: Buffer): void {
+    const { res } = this;
+    if (!res.destroyed) {
+      res.statusCode = status;
+      for (const [name, value] of Object.entries(this.headers)) res.setHeader(name, value);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', body.length);
+      res.end(body);
+    }
+    this.record(status);
+  }
+
+  private refuse(error: unknown): void {
+    const { id, req, path } = this;
+    const refusal = errorAnswer(error, this.context.log, { id, method: req.method!, path });
+    Object.assign(this.headers, refusal.headers);
+    this.answer(refusal.status, Buffer.from(JSON.stringify(refusal.body)));
+  }
+
+  private record(status: number): void {
+    this.context.recorder.record({
+      id: this.id,
+      method: this.req.method!,
+      path: this.path,
+      operation: this.operation,
+      status,
+      ms: performance.now() - this.started,
+      userId: this.userId,
+    });
+  }
+}
+
 /**
  * The lean front end: answers the requests it takes and returns true, or
  * returns false for Koa to take the request.
@@ -82,6 +194,7 @@ export function leanPath(options: {
   streams: StreamStats;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { serve, trustProxy, log, recorder, streams } = options;
+  const context: LeanContext = { serve, trustProxy, log, recorder, streams };
   const taken = new Map(
     options.operations
       .filter((op) => LEAN_OPERATIONS.has(op.operationId))
@@ -96,60 +209,12 @@ export function leanPath(options: {
     const length = req.headers['content-length'];
     if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0'))
       return false;
-
-    const started = performance.now();
     const requestIdHeader = req.headers['x-request-id'];
     const id = recorder.requestId(
       Array.isArray(requestIdHeader) ? requestIdHeader.join(', ') : requestIdHeader,
     );
-    const state: RequestState = {};
-    const headers: Record<string, string> = { 'X-Request-Id': id };
-    const record = (status: number) =>
-      recorder.record({
-        id,
-        method: req.method!,
-        path,
-        operation: state.operation ?? op.operationId,
-        status,
-        ms: performance.now() - started,
-        userId: state.userId,
-      });
-    const answer = (status: number, body: Buffer) => {
-      if (!res.destroyed) {
-        res.statusCode = status;
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.setHeader('Content-Length', body.length);
-        res.end(body);
-      }
-      record(status);
-    };
-    const run = async () => {
-      try {
-        const body = await serve(op, {
-          pathParams: {},
-          query: parseUrlencoded(mark === -1 ? '' : url.slice(mark + 1), 'query string'),
-          body: undefined,
-          files: () => ({}),
-          authorization: req.headers.authorization,
-          ip: () => ipOf(req, trustProxy),
-          host: () => hostOf(req, trustProxy),
-          userAgent: req.headers['user-agent'],
-          req,
-          setHeader: (name, value) => (headers[name] = value),
-          state,
-        });
-        if (body instanceof EventStream) {
-          await writeEventStream(res, body, headers, { stats: streams, log, requestId: id });
-          record(200);
-        } else answer(200, body);
-      } catch (error) {
-        const refusal = errorAnswer(error, log, { id, method: req.method!, path });
-        Object.assign(headers, refusal.headers);
-        answer(refusal.status, Buffer.from(JSON.stringify(refusal.body)));
-      }
-    };
-    void run();
+    const request = new LeanRequest(context, req, res, path, id, op);
+    void request.run(op, mark === -1 ? '' : url.slice(mark + 1));
     return true;
   };
 }

@@ -7,6 +7,7 @@ import type Koa from 'koa';
 import type { HandlerMap, OperationId, PublicHandlerMap, PublicRequest } from '../handlers/types';
 import type { UploadedFile } from '../lib/uploads/uploads';
 import { ApiError, badRequest, missingArgument, unauthorized } from '../errors';
+import { answerOf, ParkedAnswer } from '../events/parked';
 import { textOfJson } from '../events/queues';
 import { EventStream } from '../events/stream';
 import { subdomainOf } from '../lib/realm/realms';
@@ -56,10 +57,14 @@ export interface RouteInput {
 }
 
 /**
- * Answers an operation's request: the JSON success body, or the event stream
- * to write (a refusal is thrown as an ApiError, before any stream begins).
+ * Answers an operation's request: the JSON success body, the event stream
+ * to write, or a parked poll whose body (parkedBody) is written once it is
+ * answered (a refusal is thrown as an ApiError, before any stream begins).
  */
-export type Route = (op: OperationSpec, input: RouteInput) => Promise<Buffer | EventStream>;
+export type Route = (
+  op: OperationSpec,
+  input: RouteInput,
+) => Promise<Buffer | EventStream | ParkedAnswer>;
 
 /**
  * What the handle step gives an operation's handler: the contract's request of
@@ -252,40 +257,32 @@ function decodeStep(
   return { params, ignored, files, payload };
 }
 
-/** Handle: runs the handler, cancelling what it registered if the client goes away first. */
-async function handleStep(
+/** Handle: runs the handler. */
+function handleStep(
   handler: TableHandler,
   services: Services,
   input: RouteInput,
   auth: AuthUser | null,
   decoded: ReturnType<typeof decodeStep>,
 ): Promise<object> {
-  const aborts: (() => void)[] = [];
-  const onClose = () => aborts.forEach((cancel) => cancel());
-  input.req.once('close', onClose);
-  try {
-    return await handler({
-      params: decoded.params,
-      services,
-      get ip() {
-        return input.ip();
-      },
-      get host() {
-        return input.host();
-      },
-      get client() {
-        return clientName(input.userAgent);
-      },
-      files: decoded.files,
-      headers: input.req.headers,
-      payload: decoded.payload,
-      onAbort: (cancel: () => void) => aborts.push(cancel),
-      session: input.session,
-      ...auth,
-    });
-  } finally {
-    input.req.off('close', onClose);
-  }
+  return handler({
+    params: decoded.params,
+    services,
+    get ip() {
+      return input.ip();
+    },
+    get host() {
+      return input.host();
+    },
+    get client() {
+      return clientName(input.userAgent);
+    },
+    files: decoded.files,
+    headers: input.req.headers,
+    payload: decoded.payload,
+    session: input.session,
+    ...auth,
+  });
 }
 
 /** Wrap: the success envelope around the handler's answer, encoded once. */
@@ -300,13 +297,36 @@ function wrapStep(data: object, ignored: string[]): Buffer {
   );
 }
 
+/**
+ * The success body of a parked poll, once answered: its handler's fields
+ * in the envelope, as wrapStep writes them.
+ */
+export function parkedBody(parked: ParkedAnswer, answer: Parameters<ParkedAnswer['fields']>[1]) {
+  return wrapStep(parked.fields(parked.poll, answer), parked.ignored);
+}
+
+/**
+ * Waits for a parked poll's answer, cancelling it if the client goes away
+ * first: for a front end that awaits the body (Koa).
+ */
+export async function awaitParked(parked: ParkedAnswer, req: IncomingMessage): Promise<Buffer> {
+  const cancel = () => parked.poll.cancel();
+  req.once('close', cancel);
+  if (req.destroyed) cancel();
+  try {
+    return parkedBody(parked, await answerOf(parked.poll));
+  } finally {
+    req.off('close', cancel);
+  }
+}
+
 /** The steps after matching, bound to one operation's handler. */
 function prepareOperation(
   op: OperationSpec,
   handler: TableHandler,
   validators: RequestValidators,
   services: Services,
-): (input: RouteInput) => Promise<Buffer | EventStream> {
+): (input: RouteInput) => Promise<Buffer | EventStream | ParkedAnswer> {
   return async (input) => {
     input.state.operation = op.operationId;
     const auth = await authenticateStep(op, input, services);
@@ -315,6 +335,10 @@ function prepareOperation(
     const data = await handleStep(handler, services, input, auth, decoded);
     // A stream is written by the front end, with no envelope.
     if (data instanceof EventStream) return data;
+    if (data instanceof ParkedAnswer) {
+      data.ignored = decoded.ignored;
+      return data;
+    }
     return wrapStep(data, decoded.ignored);
   };
 }
@@ -358,7 +382,7 @@ function koaRoute(
 ): (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void> {
   return async (ctx) => {
     const { op, pathParams } = match(ctx.params);
-    const answer = await serve(op, {
+    const served = await serve(op, {
       pathParams,
       query: parseUrlencoded(ctx.querystring, 'query string'),
       body: readBodyStep(op, requestBody(ctx)),
@@ -373,6 +397,7 @@ function koaRoute(
       state: ctx.state as RequestState,
       session: requestSession(ctx, services),
     });
+    const answer = served instanceof ParkedAnswer ? await awaitParked(served, ctx.req) : served;
     if (answer instanceof EventStream) {
       // Written straight to the response, for as long as the stream lasts.
       ctx.respond = false;
@@ -421,7 +446,10 @@ export function buildRouter(
     (ctx: Koa.Context & { params: Record<string, string> }) => Promise<void>
   >();
   const groups = new Map<string, OperationSpec[]>();
-  const prepared = new Map<string, (input: RouteInput) => Promise<Buffer | EventStream>>();
+  const prepared = new Map<
+    string,
+    (input: RouteInput) => Promise<Buffer | EventStream | ParkedAnswer>
+  >();
   const authenticated: Record<string, TableHandler | undefined> = handlers;
   const open: Record<string, TableHandler | undefined> = publicHandlers;
   for (const op of operations) {
