@@ -1,12 +1,17 @@
 // Two benchmarks of several server processes sharing PostgreSQL and Redis;
 // figures, not a pass/fail test:
-//  - delivery: 1,000 event queues (20 for each of 50 subscribers of a
-//    channel), registered and long-polled half on each of two processes; one
-//    message is sent through the first process and the time from sending to
-//    the last of the 1,000 polls answered is measured, over BENCH_ROUNDS
-//    messages (p50, p99; the goal is under 50 ms). The send's own time
-//    (commit included) is printed beside it: the events are queued before it
-//    answers, so commit -> last poll is at most send -> last poll.
+//  - delivery: BENCH_QUEUES event queues (100, 1,000 and 5,000 in turn,
+//    spread evenly over the 50 subscribers of a channel), registered and
+//    long-polled half on each of two processes; one message at a time is sent
+//    through the first process and the time from sending to the last of the
+//    polls answered is measured, over BENCH_ROUNDS messages (p50, p99; the
+//    goal is under 50 ms). The send's own time (commit included) is printed
+//    beside it: the events are queued before it answers, so commit -> last
+//    poll is at most send -> last poll. Redis's INFO commandstats, read as
+//    every poll waits before each send and after the last, gives the commands
+//    Redis ran per message: its publication, the answers and the polls that
+//    follow (the calls of every command, those that scripts run included). It
+//    counts every client of that Redis: give the benchmark one of its own.
 //  - scaling: authenticated GET /users/me through `npm run cluster` with one
 //    worker, then two, under the same load (autocannon); prints both and the
 //    factor.
@@ -17,17 +22,19 @@ import { Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { basicAuth, call, load, startServer, subscribeAll, summary, type BenchUser } from './load';
-import { percentile } from './open-loop';
+import { figure, percentile, withSpread } from './open-loop';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
 const rounds = Number(process.env.BENCH_ROUNDS || 50);
+/** The numbers of waiting queues each delivery is measured with. */
+const queueCounts = (process.env.BENCH_QUEUES || '100,1000,5000').split(',').map(Number);
 const subscribers = 50;
-const queuesPerUser = 20;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -69,15 +76,26 @@ function stopped(child: ChildProcess): Promise<void> {
   });
 }
 
-async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 2000 });
-  await subscribeAll(ports[0], agent, owner, 'bench', users);
-  const queues: { user: BenchUser; port: number; queueId: string }[] = [];
-  for (let i = 0; i < subscribers * queuesPerUser; i += 50) {
+/** One registered queue, and where its poll goes. */
+interface BenchQueue {
+  user: BenchUser;
+  port: number;
+  queueId: string;
+}
+
+/** Registers `count` queues for message events, spread over the subscribers and over the processes. */
+async function registerQueues(
+  ports: number[],
+  agent: Agent,
+  users: BenchUser[],
+  count: number,
+): Promise<BenchQueue[]> {
+  const queues: BenchQueue[] = [];
+  for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
-      Array.from({ length: 50 }, async (_, j) => {
+      Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
         const user = users[(i + j) % subscribers];
-        const port = ports[(i + j) % 2];
+        const port = ports[(i + j) % ports.length];
         const res = await call(port, agent, user, 'POST', '/register', {
           event_types: JSON.stringify(['message']),
           fetch_event_types: JSON.stringify([]),
@@ -87,13 +105,22 @@ async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): 
     );
     queues.push(...batch);
   }
-  // Each queue's poll re-polls as soon as it is answered; answers are timed
-  // by the message they carry.
+  return queues;
+}
+
+/**
+ * Long-polls every queue, each poll again as soon as it is answered, timing
+ * answers by the message they carry. `stop` deletes the queues, which answers
+ * the polls waiting on them, and resolves once every poll has ended.
+ */
+function pollAll(queues: BenchQueue[], agent: Agent) {
   const answered = new Map<number, number[]>();
   let running = true;
+  let inFlight = 0;
   const loops = queues.map(async ({ user, port, queueId }) => {
     let last = -1;
     while (running) {
+      inFlight++;
       const res = await call(
         port,
         agent,
@@ -101,6 +128,7 @@ async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): 
         'GET',
         `/events?queue_id=${queueId}&last_event_id=${last}`,
       ).catch(() => null);
+      inFlight--;
       const now = performance.now();
       for (const event of res?.events ?? []) {
         last = Math.max(last, event.id);
@@ -112,11 +140,80 @@ async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): 
       }
     }
   });
+  return {
+    answered,
+    /** Whether every queue has a poll out. */
+    allWaiting: () => inFlight === queues.length,
+    stop: async () => {
+      running = false;
+      for (let i = 0; i < queues.length; i += 50)
+        await Promise.all(
+          queues
+            .slice(i, i + 50)
+            .map(({ user, port, queueId }) =>
+              call(port, agent, user, 'DELETE', `/events?queue_id=${queueId}`),
+            ),
+        );
+      await Promise.all(loops);
+    },
+  };
+}
+
+/**
+ * The calls of each command Redis has run so far (INFO commandstats), those
+ * of INFO itself left out. Commands a script runs count as their own, beside
+ * the script's EVALSHA.
+ */
+async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const [, name, n] of (await redis.info('commandstats')).matchAll(
+    /^cmdstat_([^:]+):calls=(\d+)/gm,
+  ))
+    if (name !== 'info') calls.set(name, Number(n));
+  return calls;
+}
+
+/** The calls of each command between two readings of commandCalls. */
+function callsBetween(before: Map<string, number>, after: Map<string, number>) {
+  const calls = new Map<string, number>();
+  for (const [name, n] of after) calls.set(name, n - (before.get(name) ?? 0));
+  return calls;
+}
+
+const sum = (calls: Map<string, number>) => [...calls.values()].reduce((a, b) => a + b, 0);
+
+/** Waits (up to 30 s) until every queue has a poll out, then leaves the polls a moment to park. */
+async function untilAllWaiting(polls: ReturnType<typeof pollAll>): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!polls.allWaiting() && performance.now() < deadline)
+    await new Promise((done) => setTimeout(done, 10));
+  await new Promise((done) => setTimeout(done, 300));
+}
+
+/**
+ * Sends `rounds` messages to `count` long-polled queues on the processes at
+ * `ports`, one at a time once every poll waits again: the time from each send
+ * to the last poll answered, the send's own time, and the Redis commands run
+ * over each message's cycle (the send, its publication, the answers and the
+ * polls that follow, up to the next send).
+ */
+async function delivery(
+  ports: number[],
+  owner: BenchUser,
+  users: BenchUser[],
+  redis: Redis,
+  count: number,
+) {
+  const agent = new Agent({ keepAlive: true, maxSockets: count + 100 });
+  const queues = await registerQueues(ports, agent, users, count);
+  const polls = pollAll(queues, agent);
   const toLast: number[] = [];
   const sendTimes: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    // Every poll is waiting again before the next message.
-    await new Promise((done) => setTimeout(done, 300));
+  const readings: Map<string, number>[] = [];
+  for (let round = 0; round <= rounds; round++) {
+    await untilAllWaiting(polls);
+    readings.push(await commandCalls(redis));
+    if (round === rounds) break;
     const started = performance.now();
     const sent = await call(ports[0], agent, owner, 'POST', '/messages', {
       type: 'stream',
@@ -125,29 +222,38 @@ async function delivery(ports: number[], owner: BenchUser, users: BenchUser[]): 
       content: `round ${round}`,
     });
     sendTimes.push(performance.now() - started);
-    const deadline = performance.now() + 10_000;
-    while ((answered.get(sent.id)?.length ?? 0) < queues.length && performance.now() < deadline)
+    const deadline = performance.now() + 30_000;
+    while ((polls.answered.get(sent.id)?.length ?? 0) < count && performance.now() < deadline)
       await new Promise((done) => setImmediate(done));
-    const times = answered.get(sent.id) ?? [];
-    if (times.length < queues.length)
-      throw new Error(`round ${round}: ${times.length} of ${queues.length} polls answered`);
+    const times = polls.answered.get(sent.id) ?? [];
+    if (times.length < count)
+      throw new Error(`round ${round}: ${times.length} of ${count} polls answered`);
     toLast.push(Math.max(...times) - started);
   }
-  running = false;
-  void loops;
+  await polls.stop();
   agent.destroy();
-  toLast.sort((a, b) => a - b);
-  sendTimes.sort((a, b) => a - b);
+  const perRound = readings.slice(1).map((after, i) => sum(callsBetween(readings[i], after)));
+  const byCommand = callsBetween(readings[0], readings[rounds]);
+  return { toLast, sendTimes, perRound, byCommand };
+}
+
+/** Prints one delivery's times, and the Redis commands per message with the busiest commands. */
+function printDelivery(count: number, result: Awaited<ReturnType<typeof delivery>>): string {
+  const toLast = [...result.toLast].sort((a, b) => a - b);
+  const sendTimes = [...result.sendTimes].sort((a, b) => a - b);
   const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const busiest = [...result.byCommand]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([name, n]) => `${name} ${(n / rounds).toFixed(0)}`)
+    .join(', ');
   process.stdout.write(
-    `delivery of one message to ${queues.length} waiting queues on 2 processes, ${rounds} messages\n`,
+    `delivery of one message to ${count} waiting queues on 2 processes, ${rounds} messages\n` +
+      `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}   (goal < 50 ms)\n` +
+      `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n` +
+      `  Redis commands per message (median, min-max over the messages): ${withSpread(result.perRound, 0)}; busiest: ${busiest}\n`,
   );
-  process.stdout.write(
-    `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}   (goal < 50 ms)\n`,
-  );
-  process.stdout.write(
-    `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n`,
-  );
+  return figure(`redis commands per event, ${count} queues`, withSpread(result.perRound, 0), '4');
 }
 
 async function scaling(env: Record<string, string>, owner: BenchUser): Promise<void> {
@@ -200,16 +306,25 @@ async function main(): Promise<void> {
     `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), PostgreSQL and Redis on the same machine\n`,
   );
   const first = await startServer('chat', { ...env, BENCH_USERS: String(subscribers) });
+  const figures: string[] = [];
   const owner = first.info as BenchUser;
   try {
     const second = await startServer('peer', env);
+    const redis = new Redis(redisUrl);
     try {
-      await delivery([first.info.port, second.info.port], owner, first.info.users!);
+      const ports = [first.info.port, second.info.port];
+      await subscribeAll(ports[0], new Agent(), owner, 'bench', first.info.users!);
+      for (const count of queueCounts)
+        figures.push(
+          printDelivery(count, await delivery(ports, owner, first.info.users!, redis, count)),
+        );
     } finally {
+      redis.disconnect();
       second.child.kill('SIGTERM');
     }
     first.child.kill('SIGTERM');
     await scaling(env, owner);
+    process.stdout.write(`${figures.join('\n')}\n`);
   } finally {
     first.child.kill('SIGTERM');
     const pg = new Client({ connectionString: postgresUrl });

@@ -106,10 +106,13 @@ export class HeartbeatList {
     }
   }
 
-  /** Sets the timer for the head's heartbeat. */
+  /**
+   * Sets the timer for the head's heartbeat. It does not hold the process
+   * open: the polls' own connections do, while anyone waits for an answer.
+   */
   private arm(): void {
     const wait = Math.max(1, Math.ceil(this.head!.due - performance.now()));
-    this.timer = setTimeout(() => this.fire(), wait);
+    this.timer = setTimeout(() => this.fire(), wait).unref();
   }
 
   /** Hands out every poll now due, then waits for the next. */
