@@ -1,7 +1,8 @@
 // Regenerates the figures of the README's Benchmarks section from one run of
 // every benchmark (all.js) at the current commit: the lines between the
 // "bench-figures" markers become the figure lines that run printed, under a
-// line naming the commit, the date and the machine. Nothing else is written,
+// line naming the commit, the date, the machine, the databases measured and
+// how long the run took. Nothing else is written,
 // so the README holds no figure the bench at its head did not print. With a
 // file argument, the figures are read from a saved all.js output instead.
 //   npm run bench:readme            (BENCH_POSTGRES_URL adds the PostgreSQL figures)
@@ -33,27 +34,31 @@ function main(): void {
   const output = benchOutput();
   const mark = output.lastIndexOf('\n== figures');
   if (mark === -1) throw new Error('no figures block in the bench output');
-  const figures = output
+  const block = output
     .slice(mark + 1)
     .split('\n')
-    .slice(1)
-    .filter((line) => / \(goal [^)]+\)$/.test(line));
+    .slice(1);
+  const figures = block.filter((line) => / \(goal [^)]+\)$/.test(line));
+  const duration = block.find((line) => line.startsWith('bench duration: '));
+  const databases = figures.some((line) => /postgresql/i.test(line))
+    ? 'SQLite and PostgreSQL'
+    : 'SQLite only (BENCH_POSTGRES_URL was not set)';
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
-  const block = [
+  const text = [
     start,
     '',
-    `One \`npm run bench\` at ${commit.stdout.trim() || 'an unknown commit'}, ${new Date().toISOString().slice(0, 10)}, on ${machine}:`,
+    `One \`npm run bench\` at ${commit.stdout.trim() || 'an unknown commit'}, ${new Date().toISOString().slice(0, 10)}, on ${machine}, ${databases}; ${duration ?? 'bench duration: not printed'}:`,
     '',
     ...figures.map((line) => `    ${line}`),
     '',
     end,
   ].join('\n');
-  const text = readFileSync(readme, 'utf8');
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
+  const current = readFileSync(readme, 'utf8');
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
   if (from === -1 || to === -1) throw new Error(`README.md has no ${start} ... ${end} block`);
-  writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
+  writeFileSync(readme, current.slice(0, from) + text + current.slice(to + end.length));
   process.stdout.write(`README.md: ${figures.length} figures written\n`);
 }
 
