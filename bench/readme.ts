@@ -16,6 +16,43 @@ const readme = join(__dirname, '..', '..', 'README.md');
 const start = '<!-- bench-figures:start -->';
 const end = '<!-- bench-figures:end -->';
 
+/** The names of the figures the project owes, on SQLite and on PostgreSQL. */
+const owed = {
+  sqlite: [
+    /^GET \/users\/me, SQLite, vs bare node:http$/,
+    /^GET \/users\/me, SQLite, vs bare Koa$/,
+    /^send to 50 subscribers, no queues$/,
+    /^send to 50 waiting polls$/,
+    /^send to 50 waiting polls, p99 send -> delivered$/,
+    /^GET \/messages, 100 of \d+$/,
+    /^one message to 1,000 waiting queues, p99 send -> last answered$/,
+    /^one message to 1,000 waiting queues$/,
+    /^heap per idle queue$/,
+    /^heap per waiting poll$/,
+    /^SSE: CPU per delivered event \/ long-poll cycle$/,
+    /^capacity sqlite$/,
+    /^wrong password, no such account vs existing account$/,
+  ],
+  postgresql: [
+    /^GET \/users\/me, PostgreSQL, vs bare node:http$/,
+    /^GET \/users\/me, PostgreSQL, vs bare Koa$/,
+    /^GET \/users\/me, PostgreSQL CPU over SQLite$/,
+    /^send to 50 subscribers, no queues, PostgreSQL$/,
+    /^send to 50 waiting polls, PostgreSQL$/,
+    /^send to 50 waiting polls, p99 send -> delivered, PostgreSQL$/,
+    /^GET \/messages, 100 of \d+, PostgreSQL$/,
+    /^capacity postgresql$/,
+  ],
+};
+
+/** The owed figures that `figures` lacks, by pattern; PostgreSQL's only when `postgres`. */
+function missing(figures: string[], postgres: boolean): string[] {
+  const names = figures.map((line) => line.slice(0, line.lastIndexOf(': ')));
+  return [...owed.sqlite, ...(postgres ? owed.postgresql : [])]
+    .filter((pattern) => !names.some((name) => pattern.test(name)))
+    .map((pattern) => pattern.source);
+}
+
 /** The output of one `npm run bench` run: from a file, or run now (passing through as it goes). */
 function benchOutput(): string {
   const saved = process.argv[2];
@@ -40,7 +77,9 @@ function main(): void {
     .slice(1);
   const figures = block.filter((line) => / \(goal [^)]+\)$/.test(line));
   const duration = block.find((line) => line.startsWith('bench duration: '));
-  const databases = figures.some((line) => /postgresql/i.test(line))
+  const postgres =
+    Boolean(process.env.BENCH_POSTGRES_URL) || figures.some((line) => /postgresql/i.test(line));
+  const databases = postgres
     ? 'SQLite and PostgreSQL'
     : 'SQLite only (BENCH_POSTGRES_URL was not set)';
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
@@ -60,6 +99,11 @@ function main(): void {
   if (from === -1 || to === -1) throw new Error(`README.md has no ${start} ... ${end} block`);
   writeFileSync(readme, current.slice(0, from) + text + current.slice(to + end.length));
   process.stdout.write(`README.md: ${figures.length} figures written\n`);
+  const lacking = missing(figures, postgres);
+  if (lacking.length) {
+    process.stderr.write(`figures missing from the run:\n${lacking.join('\n')}\n`);
+    process.exitCode = 1;
+  }
 }
 
 main();
