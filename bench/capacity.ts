@@ -20,12 +20,25 @@
 // median trial passes (at least 2 of 3). The search starts at an eighth of
 // BENCH_CAPACITY_MAX (5,000), doubles while sizes pass (halves while they
 // fail), then halves the gap between the last pass and the first failure
-// twice; it prints the largest N that passed.
+// twice; it prints the largest N that passed. A user's report within 55 s of
+// the client opening is recorded without a write (the server's throttle), as
+// it would be in a client's first minute.
+// With BENCH_CLUSTER_WORKERS (1 or 2), BENCH_POSTGRES_URL and BENCH_REDIS_URL,
+// the model runs instead against `npm run cluster` with that many workers on
+// PostgreSQL and Redis (a key prefix of its own), and prints its capacity.
 //   npm run bench:capacity   (BENCH_CAPACITY_SECONDS, BENCH_CAPACITY_MAX, BENCH_CAPACITY_TRIALS)
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { Client } from 'pg';
-import { call, sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import {
+  call,
+  sleep,
+  startCluster,
+  startServer,
+  stopped,
+  subscribeAll,
+  type BenchUser,
+} from './load';
 import {
   fire,
   figure,
@@ -47,6 +60,8 @@ const maxUsers = Math.max(
 );
 const trials = Number(process.env.BENCH_CAPACITY_TRIALS || 3);
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
+const redisUrl = process.env.BENCH_REDIS_URL || '';
+const clusterWorkers = Number(process.env.BENCH_CLUSTER_WORKERS || 0);
 const goals = { sendP99: 200, deliveryP99: 500, users: 5000 };
 const periods = { presence: 60, send: 120, read: 300 } as const;
 
@@ -181,9 +196,11 @@ async function runTrial(
 }
 
 /** The capacity search on one server: the largest N that passed, and whether a size failed. */
-async function search(chat: Started, label: string): Promise<{ good: number; bad: number }> {
-  const users: BenchUser[] = [chat.info as BenchUser, ...chat.info.users!];
-  const port = chat.info.port;
+async function search(
+  port: number,
+  users: BenchUser[],
+  label: string,
+): Promise<{ good: number; bad: number }> {
   const model = new Model(users);
   const setup = new Agent({ keepAlive: true, maxSockets: 16 });
   const queues: Poll[] = [];
@@ -281,8 +298,16 @@ async function search(chat: Started, label: string): Promise<{ good: number; bad
   }
 }
 
-/** The search on one database (`env` names it; SQLite when empty); its figure line. */
-async function capacity(name: string, env: Record<string, string>): Promise<string> {
+/**
+ * The search on one database (`env` names it; SQLite when empty), against
+ * the server process that created the users or, with `workers`, against
+ * `npm run cluster` with that many workers; answers the figure's value.
+ */
+async function capacity(
+  name: string,
+  env: Record<string, string>,
+  workers = 0,
+): Promise<{ good: number; bad: number }> {
   const started = performance.now();
   // The members are set up without Welcome Bot's messages, which no trial reads.
   const chat = await startServer('chat', {
@@ -290,22 +315,51 @@ async function capacity(name: string, env: Record<string, string>): Promise<stri
     BENCH_USERS: String(maxUsers - 1),
     WELCOME_MESSAGES: '0',
   });
+  const users: BenchUser[] = [chat.info as BenchUser, ...chat.info.users!];
+  let cluster: Awaited<ReturnType<typeof startCluster>> | undefined;
   try {
     process.stdout.write(
       `${name}: ${maxUsers} users created in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
     );
-    const { good, bad } = await search(chat, name);
+    let port = chat.info.port;
+    if (workers) {
+      await stopped(chat.child);
+      cluster = await startCluster({ ...env, DATABASE_URL: env.BENCH_DATABASE_URL }, workers);
+      port = cluster.port;
+    }
+    const result = await search(port, users, name);
     process.stdout.write(
       `${name}: search took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`,
     );
-    // One server process, the load generator and the pollers on the same machine.
-    return figure(
-      `capacity ${name.toLowerCase()}`,
-      `${good} users${bad ? '' : ' (the most tried)'}`,
-      `>= ${goals.users} users`,
-    );
+    return result;
   } finally {
     chat.child.kill();
+    if (cluster) await stopped(cluster.child);
+  }
+}
+
+/** The figure's value: the largest size that passed. */
+const sizeText = ({ good, bad }: { good: number; bad: number }) =>
+  `${good} users${bad ? '' : ' (the most tried)'}`;
+
+/** Runs `work` on a PostgreSQL schema of its own (and a Redis key prefix named after it), dropped after. */
+async function onPostgres<T>(work: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+  const env: Record<string, string> = { BENCH_DATABASE_URL: databaseUrl };
+  if (redisUrl && clusterWorkers)
+    Object.assign(env, {
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `${schema}:`,
+      RATE_LIMIT_USER_REQUESTS: '100000000',
+    });
+  try {
+    return await work(env);
+  } finally {
+    const pg = new Client({ connectionString: postgresUrl });
+    await pg.connect();
+    await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pg.end();
   }
 }
 
@@ -313,19 +367,28 @@ async function main(): Promise<void> {
   process.stdout.write(
     `capacity: sizes of ${trials} trials of ${seconds} s each; a trial passes when no request fails, every message reaches its polls, send p99 < ${goals.sendP99} ms and send -> delivered p99 < ${goals.deliveryP99} ms; a size passes when its median trial passes\n`,
   );
-  const figures = [await capacity('SQLite', {})];
-  if (postgresUrl) {
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
-    try {
-      figures.push(await capacity('PostgreSQL', { BENCH_DATABASE_URL: databaseUrl }));
-    } finally {
-      const pg = new Client({ connectionString: postgresUrl });
-      await pg.connect();
-      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pg.end();
-    }
-  } else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
+  if (clusterWorkers) {
+    if (!postgresUrl || !redisUrl)
+      throw new Error('BENCH_CLUSTER_WORKERS needs BENCH_POSTGRES_URL and BENCH_REDIS_URL');
+    const result = await onPostgres((env) => capacity('PostgreSQL', env, clusterWorkers));
+    process.stdout.write(
+      `capacity postgresql, npm run cluster with ${clusterWorkers} workers: ${sizeText(result)}\n`,
+    );
+    return;
+  }
+  // One server process, the load generator and the pollers on the same machine.
+  const figures = [
+    figure('capacity sqlite', sizeText(await capacity('SQLite', {})), `>= ${goals.users} users`),
+  ];
+  if (postgresUrl)
+    figures.push(
+      figure(
+        'capacity postgresql',
+        sizeText(await onPostgres((env) => capacity('PostgreSQL', env))),
+        `>= ${goals.users} users`,
+      ),
+    );
+  else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
   process.stdout.write(`${figures.join('\n')}\n`);
 }
 
