@@ -19,7 +19,7 @@ function run(name: string): Promise<string[]> {
   const figures: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     process.stdout.write(`${line}\n`);
-    if (/^[^:]+: .* \(goal [^)]+\)$/.test(line)) figures.push(line);
+    if (/ \(goal [^)]+\)$/.test(line)) figures.push(line);
   });
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>

@@ -158,7 +158,12 @@ async function series(suffix: string, env: Record<string, string>): Promise<stri
       figure(`send to 50 waiting polls${suffix}`, `ratio ${polling.ratio}`, '>= 0.8'),
       figure(
         `send to 50 waiting polls, p99 send -> delivered${suffix}`,
-        `${percentile(oursDelivery.times, 99).toFixed(1)} ms`,
+        `${withSpread(
+          polling.ours.map((r) =>
+            percentile(deliveryTimes(sendsOf([r]), oursSeen, subscribers).times, 99),
+          ),
+          1,
+        )} ms`,
         '<= 10 ms',
       ),
     );
