@@ -9,7 +9,7 @@
 //    a second, while no event queue exists;
 //  - send with polls: the same while each subscriber holds a waiting
 //    long-poll; also the p99 from a send being due to the last of its 50
-//    polls answered;
+//    polls answered (each round's, median with range);
 //  - read: GET /messages of one topic (100 of the seeded messages), newest
 //    first, at BENCH_RATE a second; both answers' sizes are printed.
 // Each run lasts BENCH_SECONDS (4) after a 1-second warm-up. With
