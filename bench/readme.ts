@@ -7,7 +7,7 @@
 // file argument, the figures are read from a saved all.js output instead.
 //   npm run bench:readme            (BENCH_POSTGRES_URL adds the PostgreSQL figures)
 //   node dist/bench/readme.js saved-output.txt
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -54,21 +54,27 @@ function missing(figures: string[], postgres: boolean): string[] {
 }
 
 /** The output of one `npm run bench` run: from a file, or run now (passing through as it goes). */
-function benchOutput(): string {
+function benchOutput(): Promise<string> {
   const saved = process.argv[2];
-  if (saved) return readFileSync(saved, 'utf8');
-  const run = spawnSync(process.execPath, [join(__dirname, 'all.js')], {
+  if (saved) return Promise.resolve(readFileSync(saved, 'utf8'));
+  const run = spawn(process.execPath, [join(__dirname, 'all.js')], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
   });
-  process.stdout.write(run.stdout);
-  if (run.status !== 0) throw new Error(`npm run bench exited with ${run.status}`);
-  return run.stdout;
+  let output = '';
+  run.stdout!.setEncoding('utf8');
+  run.stdout!.on('data', (chunk: string) => {
+    output += chunk;
+    process.stdout.write(chunk);
+  });
+  return new Promise((resolve, reject) =>
+    run.once('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`npm run bench exited with ${code}`)),
+    ),
+  );
 }
 
-function main(): void {
-  const output = benchOutput();
+async function main(): Promise<void> {
+  const output = await benchOutput();
   const mark = output.lastIndexOf('\n== figures');
   if (mark === -1) throw new Error('no figures block in the bench output');
   const block = output
@@ -106,4 +112,7 @@ function main(): void {
   }
 }
 
-main();
+main().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});
