@@ -33,6 +33,11 @@ const minutes = (start: number) => `${((performance.now() - start) / 60_000).toF
 
 async function main(): Promise<void> {
   const start = performance.now();
+  // From the defaults: about 1 minute for users-me, 5 for the floors, 3 for the
+  // queues, 2 for the streams, and 8 to 10 for each capacity search.
+  process.stdout.write(
+    `npm run bench: ${benchmarks.join(', ')}; expect about ${process.env.BENCH_POSTGRES_URL ? 30 : 20} minutes on 2 cores\n`,
+  );
   const figures: string[] = [];
   const durations: string[] = [];
   for (const name of benchmarks) {

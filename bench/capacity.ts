@@ -243,7 +243,7 @@ async function search(
     for (let t = 0; t < trials; t++) runs.push(await runTrial(port, model, n));
     await sleep(1000);
     const seen = await pollers.stop();
-    const judged: Trial[] = runs.map((run) => {
+    const judged: Trial[] = runs.map((run, i) => {
       const { times, missing } = deliveryTimes(run.sends, seen, Math.min(channelSize, n));
       const deliveryP99 = percentile(times, 99);
       const passed =
@@ -252,7 +252,7 @@ async function search(
         run.sendP99 < goals.sendP99 &&
         deliveryP99 < goals.deliveryP99;
       process.stdout.write(
-        `${String(n).padStart(5)} users, trial: ${run.sends.length} sends, ${run.failed} failed requests, ${missing} not delivered to all, ${run.presenceEntries.toFixed(0)} presence entries per report; send p99 ${run.sendP99.toFixed(1)} ms; delivered ${percentiles(times)} -> ${passed ? 'pass' : 'fail'}\n`,
+        `${String(n).padStart(5)} users, trial ${i + 1} of ${trials}: ${run.sends.length} sends, ${run.failed} failed requests, ${missing} not delivered to all, ${run.presenceEntries.toFixed(0)} presence entries per report; send p99 ${run.sendP99.toFixed(1)} ms; delivered ${percentiles(times)} -> ${passed ? 'pass' : 'fail'}\n`,
       );
       return { ...run, deliveryP99, short: missing, passed };
     });
