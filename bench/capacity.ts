@@ -31,6 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { Client } from 'pg';
 import {
+  addUsers,
   call,
   sleep,
   startCluster,
@@ -38,6 +39,7 @@ import {
   stopped,
   subscribeAll,
   type BenchUser,
+  type Started,
 } from './load';
 import {
   fire,
@@ -88,20 +90,25 @@ interface Trial {
 
 /** The users of the model, their clients' state, and the model's clock. */
 class Model {
+  readonly users: BenchUser[] = [];
   /** Each user's phase of each action, in seconds within its period. */
-  private readonly phases: Record<Kind, number>[];
+  private readonly phases: Record<Kind, number>[] = [];
   /** Each user's presence_last_update_id from its previous report (-1: none yet). */
-  readonly lastUpdateIds: number[];
+  readonly lastUpdateIds: number[] = [];
   /** Model seconds run so far: where the next trial starts. */
   private clock = 0;
 
-  constructor(readonly users: BenchUser[]) {
-    this.phases = users.map(() => ({
-      presence: Math.random() * periods.presence,
-      send: Math.random() * periods.send,
-      read: Math.random() * periods.read,
-    }));
-    this.lastUpdateIds = users.map(() => -1);
+  /** Users joining the model, each with phases of its own. */
+  add(users: BenchUser[]): void {
+    for (const user of users) {
+      this.users.push(user);
+      this.phases.push({
+        presence: Math.random() * periods.presence,
+        send: Math.random() * periods.send,
+        read: Math.random() * periods.read,
+      });
+      this.lastUpdateIds.push(-1);
+    }
   }
 
   /** The actions of users 0..n-1 over the next `seconds` of the model's clock, in order. */
@@ -189,7 +196,8 @@ async function runTrial(
   const sendTimes = sends.map((s) => s.ms).sort((a, b) => a - b);
   return {
     sends,
-    sendP99: percentile(sendTimes, 99),
+    // A trial without sends (a small organization's short trial) has none late.
+    sendP99: sendTimes.length ? percentile(sendTimes, 99) : 0,
     failed,
     presenceEntries: reports ? entries / reports : 0,
   };
@@ -197,17 +205,26 @@ async function runTrial(
 
 /** The capacity search on one server: the largest N that passed, and whether a size failed. */
 async function search(
+  chat: Started,
   port: number,
-  users: BenchUser[],
   label: string,
 ): Promise<{ good: number; bad: number }> {
-  const model = new Model(users);
+  const model = new Model();
+  model.add([chat.info as BenchUser, ...chat.info.users!]);
+  const users = model.users;
   const setup = new Agent({ keepAlive: true, maxSockets: 16 });
   const queues: Poll[] = [];
   let subscribedTo = 0;
 
-  /** Opens the clients of users up to n-1: channels, a queue each, and the first presence report. */
+  /** Opens the clients of users up to n-1 (creating the users first): channels, a queue each, and the first presence report. */
   async function prepare(n: number): Promise<void> {
+    if (users.length < n) {
+      const started = performance.now();
+      model.add(await addUsers(chat, n - users.length));
+      process.stdout.write(
+        `${label}: ${users.length} users, the newest created in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+      );
+    }
     for (; subscribedTo < n; subscribedTo += channelSize)
       await subscribeAll(
         port,
@@ -245,7 +262,7 @@ async function search(
     const seen = await pollers.stop();
     const judged: Trial[] = runs.map((run, i) => {
       const { times, missing } = deliveryTimes(run.sends, seen, Math.min(channelSize, n));
-      const deliveryP99 = percentile(times, 99);
+      const deliveryP99 = times.length ? percentile(times, 99) : 0;
       const passed =
         run.failed === 0 &&
         missing === 0 &&
@@ -278,12 +295,12 @@ async function search(
       const n = Math.min(maxUsers, rung(k));
       if (await size(n)) {
         good = n;
-        if (bad || k === 0) break;
-        k--;
+        while (k > 0 && rung(k) <= good) k--;
+        if (bad || rung(k) <= good) break;
       } else {
         bad = n;
-        if (good || n <= channelSize) break;
-        k++;
+        while (rung(k) >= bad && rung(k) > channelSize) k++;
+        if (good || rung(k) >= bad) break;
       }
     }
     // Two halvings of the gap between the last pass and the first failure.
@@ -309,25 +326,19 @@ async function capacity(
   workers = 0,
 ): Promise<{ good: number; bad: number }> {
   const started = performance.now();
-  // The members are set up without Welcome Bot's messages, which no trial reads.
-  const chat = await startServer('chat', {
-    ...env,
-    BENCH_USERS: String(maxUsers - 1),
-    WELCOME_MESSAGES: '0',
-  });
-  const users: BenchUser[] = [chat.info as BenchUser, ...chat.info.users!];
+  // The members are created as the search first needs them (with Welcome
+  // Bot's messages off, as no trial reads them), so that an organization
+  // never tried costs no setup.
+  const chat = await startServer('chat', { ...env, WELCOME_MESSAGES: '0' });
   let cluster: Awaited<ReturnType<typeof startCluster>> | undefined;
   try {
-    process.stdout.write(
-      `${name}: ${maxUsers} users created in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
-    );
     let port = chat.info.port;
+    // With workers, the first process only creates users; the cluster serves the model.
     if (workers) {
-      await stopped(chat.child);
       cluster = await startCluster({ ...env, DATABASE_URL: env.BENCH_DATABASE_URL }, workers);
       port = cluster.port;
     }
-    const result = await search(port, users, name);
+    const result = await search(chat, port, name);
     process.stdout.write(
       `${name}: search took ${((performance.now() - started) / 60_000).toFixed(1)} min\n`,
     );

@@ -62,12 +62,30 @@ export function startServer(
   // Usage travels over the IPC channel, apart from anything the child prints.
   const usage = (): Promise<Usage> =>
     new Promise((resolve) => {
-      child.once('message', (message) => resolve(message as Usage));
+      const listener = (message: Partial<Usage>) => {
+        if (message?.heap === undefined) return;
+        child.off('message', listener);
+        resolve(message as Usage);
+      };
+      child.on('message', listener);
       child.send('usage');
     });
   return new Promise((resolve, reject) => {
     next().then((line) => resolve({ child, info: JSON.parse(line), usage }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+/** Asks a chat server child for `count` more members; answers their credentials. */
+export function addUsers(server: Started, count: number): Promise<BenchUser[]> {
+  return new Promise((resolve) => {
+    const listener = (message: { users?: BenchUser[] }) => {
+      if (!message?.users) return;
+      server.child.off('message', listener);
+      resolve(message.users);
+    };
+    server.child.on('message', listener);
+    server.child.send({ addUsers: count });
   });
 }
 
