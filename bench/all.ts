@@ -1,8 +1,10 @@
 // Every benchmark, one after another, each in a process of its own; their
 // output passes through, and the figure lines they end with
 // ("<name>: ratio <r> (goal <g>)" or "<name>: <value> (goal <g>)") are
-// repeated at the end, after the machine's core count.
-//   npm run bench
+// repeated at the end, after the machine's core count, with how long each
+// benchmark and the whole run took. With BENCH_POSTGRES_URL, every benchmark
+// that has a PostgreSQL series runs it too.
+//   npm run bench        (about 30 minutes on 2 cores with BENCH_POSTGRES_URL)
 import { spawn } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,7 @@ function run(name: string): Promise<string[]> {
   const figures: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     process.stdout.write(`${line}\n`);
-    if (/^[^:]+: .* \(goal [^)]+\)$/.test(line)) figures.push(line);
+    if (/ \(goal [^)]+\)$/.test(line)) figures.push(line);
   });
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>
@@ -26,14 +28,28 @@ function run(name: string): Promise<string[]> {
   );
 }
 
+/** Minutes since `start` (performance.now() milliseconds), for printing. */
+const minutes = (start: number) => `${((performance.now() - start) / 60_000).toFixed(1)} min`;
+
 async function main(): Promise<void> {
+  const start = performance.now();
+  // From the defaults: about 1 minute for users-me, 5 for the floors, 3 for the
+  // queues, 2 for the streams, and 8 to 10 for each capacity search.
+  process.stdout.write(
+    `npm run bench: ${benchmarks.join(', ')}; expect about ${process.env.BENCH_POSTGRES_URL ? 30 : 20} minutes on 2 cores\n`,
+  );
   const figures: string[] = [];
+  const durations: string[] = [];
   for (const name of benchmarks) {
     process.stdout.write(`\n== ${name}\n`);
+    const started = performance.now();
     figures.push(...(await run(name)));
+    durations.push(`${name} ${minutes(started)}`);
+    process.stdout.write(`${name} took ${minutes(started)}\n`);
   }
   process.stdout.write(
-    `\n== figures (${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'})\n${figures.join('\n')}\n`,
+    `\n== figures (${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'})\n${figures.join('\n')}\n` +
+      `bench duration: ${minutes(start)} (${durations.join(', ')})\n`,
   );
 }
 

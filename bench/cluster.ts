@@ -16,15 +16,22 @@
 //    worker, then two, under the same load (autocannon); prints both and the
 //    factor.
 //   BENCH_POSTGRES_URL=postgresql://... BENCH_REDIS_URL=redis://... npm run bench:cluster
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus } from 'node:os';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { basicAuth, call, load, startServer, subscribeAll, summary, type BenchUser } from './load';
+import {
+  basicAuth,
+  call,
+  load,
+  startCluster,
+  startServer,
+  stopped,
+  subscribeAll,
+  summary,
+  type BenchUser,
+} from './load';
 import { figure, percentile, withSpread } from './open-loop';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
@@ -35,46 +42,6 @@ const rounds = Number(process.env.BENCH_ROUNDS || 50);
 /** The numbers of waiting queues each delivery is measured with. */
 const queueCounts = (process.env.BENCH_QUEUES || '100,1000,5000').split(',').map(Number);
 const subscribers = 50;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-/** Starts dist/src/cluster.js with `workers` workers and resolves once it answers /ready. */
-async function startCluster(env: Record<string, string>, workers: number) {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [join(__dirname, '..', 'src', 'cluster.js'), '--workers', String(workers)],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
-    },
-  );
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  // Leave the other workers time to listen too.
-  await new Promise((done) => setTimeout(done, 2000));
-  return { port, child };
-}
-
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  });
-}
 
 /** One registered queue, and where its poll goes. */
 interface BenchQueue {

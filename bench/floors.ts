@@ -9,7 +9,7 @@
 //    a second, while no event queue exists;
 //  - send with polls: the same while each subscriber holds a waiting
 //    long-poll; also the p99 from a send being due to the last of its 50
-//    polls answered;
+//    polls answered (each round's, median with range);
 //  - read: GET /messages of one topic (100 of the seeded messages), newest
 //    first, at BENCH_RATE a second; both answers' sizes are printed.
 // Each run lasts BENCH_SECONDS (4) after a 1-second warm-up. With
@@ -134,7 +134,7 @@ async function series(suffix: string, env: Record<string, string>): Promise<stri
     const quiet = await compare(chat, floor, send);
     process.stdout.write(`${line('send, no queues', quiet.ours, quiet.floors)}\n`);
     figures.push(
-      figure(`send to 50 subscribers, no queues${suffix}`, `ratio ${quiet.ratio}`, '0.8'),
+      figure(`send to 50 subscribers, no queues${suffix}`, `ratio ${quiet.ratio}`, '>= 0.8'),
     );
 
     const queues = await registerQueues(chat.info.port, users);
@@ -155,11 +155,16 @@ async function series(suffix: string, env: Record<string, string>): Promise<stri
       `${''.padEnd(22)} due -> last of 50 polls answered: this server ${percentiles(oursDelivery.times)} (${oursDelivery.missing} not delivered to all)   floor ${percentiles(floorDelivery.times)} (${floorDelivery.missing})\n`,
     );
     figures.push(
-      figure(`send to 50 waiting polls${suffix}`, `ratio ${polling.ratio}`, '0.8'),
+      figure(`send to 50 waiting polls${suffix}`, `ratio ${polling.ratio}`, '>= 0.8'),
       figure(
         `send to 50 waiting polls, p99 send -> delivered${suffix}`,
-        `${percentile(oursDelivery.times, 99).toFixed(1)} ms`,
-        '10 ms',
+        `${withSpread(
+          polling.ours.map((r) =>
+            percentile(deliveryTimes(sendsOf([r]), oursSeen, subscribers).times, 99),
+          ),
+          1,
+        )} ms`,
+        '<= 10 ms',
       ),
     );
 
@@ -179,7 +184,7 @@ async function series(suffix: string, env: Record<string, string>): Promise<stri
     const reading = await compare(chat, floor, read);
     process.stdout.write(`${line(`read 100 of ${totalMessages}`, reading.ours, reading.floors)}\n`);
     figures.push(
-      figure(`GET /messages, 100 of ${totalMessages}${suffix}`, `ratio ${reading.ratio}`, '0.8'),
+      figure(`GET /messages, 100 of ${totalMessages}${suffix}`, `ratio ${reading.ratio}`, '>= 0.8'),
     );
     return figures;
   } finally {

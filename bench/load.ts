@@ -2,6 +2,7 @@
 // processes, driving them with autocannon, and printing results.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, type Agent } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -61,12 +62,30 @@ export function startServer(
   // Usage travels over the IPC channel, apart from anything the child prints.
   const usage = (): Promise<Usage> =>
     new Promise((resolve) => {
-      child.once('message', (message) => resolve(message as Usage));
+      const listener = (message: Partial<Usage>) => {
+        if (message?.heap === undefined) return;
+        child.off('message', listener);
+        resolve(message as Usage);
+      };
+      child.on('message', listener);
       child.send('usage');
     });
   return new Promise((resolve, reject) => {
     next().then((line) => resolve({ child, info: JSON.parse(line), usage }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+/** Asks a chat server child for `count` more members; answers their credentials. */
+export function addUsers(server: Started, count: number): Promise<BenchUser[]> {
+  return new Promise((resolve) => {
+    const listener = (message: { users?: BenchUser[] }) => {
+      if (!message?.users) return;
+      server.child.off('message', listener);
+      resolve(message.users);
+    };
+    server.child.on('message', listener);
+    server.child.send({ addUsers: count });
   });
 }
 
@@ -145,4 +164,46 @@ export async function subscribeAll(
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A port nobody listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts dist/src/cluster.js with `workers` workers and resolves once it answers /ready. */
+export async function startCluster(env: Record<string, string>, workers: number) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, '..', 'src', 'cluster.js'), '--workers', String(workers)],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    },
+  );
+  for (let i = 0; i < 300; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  // Leave the other workers time to listen too.
+  await new Promise((done) => setTimeout(done, 2000));
+  return { port, child };
+}
+
+/** Stops `child` with SIGTERM and resolves once it has exited. */
+export function stopped(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
 }

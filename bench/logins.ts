@@ -2,14 +2,16 @@
 // account as for one that has: if it cost less, the answer's timing would tell
 // who has an account. Measured as the server process's CPU time over the same
 // number of wrong-password logins of each kind, sent one at a time in
-// alternating batches so that both kinds see the same machine. Prints both
-// figures and the ratio; it is not a pass/fail test.
+// alternating batches so that both kinds see the same machine, over
+// BENCH_ROUNDS (3) rounds. Prints both figures and the ratio of each round,
+// median with its range; it is not a pass/fail test.
 //   npm run bench:logins   (BENCH_LOGINS to change the logins of each kind)
 import { Agent, request } from 'node:http';
 import { startServer, type Started } from './load';
-import { figure } from './open-loop';
+import { figure, withSpread } from './open-loop';
 
-const logins = Number(process.env.BENCH_LOGINS || 200);
+const logins = Number(process.env.BENCH_LOGINS || 240);
+const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const batch = 20;
 
 /** One POST /fetch_api_key with a wrong password; throws unless it is refused as such. */
@@ -65,18 +67,32 @@ async function main(): Promise<void> {
     const unknown = 'nobody@example.com';
     await cpuOver(server, agent, existing, batch);
     await cpuOver(server, agent, unknown, batch);
-    let existingCpu = 0;
-    let unknownCpu = 0;
-    for (let done = 0; done < logins; done += batch) {
-      existingCpu += await cpuOver(server, agent, existing, batch);
-      unknownCpu += await cpuOver(server, agent, unknown, batch);
+    // Each round's logins of each kind, in alternating batches: CPU microseconds of each kind.
+    const perRound = Math.max(batch, Math.round(logins / rounds / batch) * batch);
+    const existingCpu: number[] = [];
+    const unknownCpu: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      let existingSum = 0;
+      let unknownSum = 0;
+      for (let done = 0; done < perRound; done += batch) {
+        existingSum += await cpuOver(server, agent, existing, batch);
+        unknownSum += await cpuOver(server, agent, unknown, batch);
+      }
+      existingCpu.push(existingSum);
+      unknownCpu.push(unknownSum);
     }
-    const perLogin = (cpu: number) => `${(cpu / logins / 1000).toFixed(2)} ms CPU per login`;
-    process.stdout.write(`Wrong password, ${logins} logins of each kind, one at a time\n`);
+    const perLogin = (cpu: number[]) =>
+      `${withSpread(
+        cpu.map((c) => c / perRound / 1000),
+        2,
+      )} ms CPU per login`;
+    process.stdout.write(
+      `Wrong password, ${perRound} logins of each kind in each of ${rounds} rounds, one at a time; median (range)\n`,
+    );
     process.stdout.write(`existing account          ${perLogin(existingCpu)}\n`);
     process.stdout.write(`no such account           ${perLogin(unknownCpu)}\n`);
     process.stdout.write(
-      `${figure('wrong password, no such account vs existing account', `ratio ${(unknownCpu / existingCpu).toFixed(3)}`, '0.9 to 1.1')}\n`,
+      `${figure('wrong password, no such account vs existing account', `ratio ${withSpread(unknownCpu.map((cpu, i) => cpu / existingCpu[i]))}`, '0.9 to 1.1')}\n`,
     );
   } finally {
     agent.destroy();

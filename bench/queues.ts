@@ -4,21 +4,25 @@
 //    a second for BENCH_SECONDS (10). Prints the p99 from a send being due to
 //    the last of its 1,000 polls answered, and the CPU of the bare fan-out
 //    server (servers.ts) over the same sends and polls divided by this
-//    server's;
+//    server's; the two take turns BENCH_ROUNDS (3) times, and each figure is
+//    the median with its range;
 //  - memory: the heap, after a full collection, per idle queue
-//    (BENCH_IDLE_QUEUES, 10,000, registered and never polled), then per
-//    waiting long-poll on those queues, beside what the bare fan-out server
-//    holds per waiting poll.
+//    (BENCH_IDLE_QUEUES, 10,000, registered and never polled) on a fresh
+//    server, then per waiting long-poll on those queues, beside what the bare
+//    fan-out server holds per waiting poll; BENCH_ROUNDS times, taking turns.
 //   npm run bench:queues
 import { Agent } from 'node:http';
 import { sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
 import {
+  alternately,
   figure,
   formShot,
   measured,
   openLoop,
   percentile,
   percentiles,
+  ratios,
+  withSpread,
   type Shot,
 } from './open-loop';
 import { deliveryTimes, registerQueues, startPollers, type Poll } from './pollers-client';
@@ -26,6 +30,7 @@ import { deliveryTimes, registerQueues, startPollers, type Poll } from './poller
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const rate = Number(process.env.BENCH_FANOUT_RATE || 5);
 const idleQueues = Number(process.env.BENCH_IDLE_QUEUES || 10_000);
+const rounds = Number(process.env.BENCH_ROUNDS || 3);
 const subscribers = 50;
 const queuesPerUser = 20;
 
@@ -47,8 +52,8 @@ async function fanout(server: Started, polls: Poll[], send: Shot) {
   return { cpu, sends: result.latencies, times, short: missing };
 }
 
-async function main(): Promise<void> {
-  const figures: string[] = [];
+/** The fan-out figures: this server and the bare fan-out server taking turns. */
+async function fanouts(): Promise<string[]> {
   const chat = await startServer('chat', { BENCH_USERS: String(subscribers - 1) });
   const owner = chat.info as BenchUser;
   const users = [owner, ...chat.info.users!];
@@ -66,32 +71,60 @@ async function main(): Promise<void> {
       chat.info.port,
       Array.from({ length: subscribers * queuesPerUser }, (_, i) => users[i % users.length]),
     );
-    const ours = await fanout(chat, polls, send);
-    const floor = await fanout(bare, polls, send);
+    const [ours, floor] = await alternately(rounds, [
+      () => fanout(chat, polls, send),
+      () => fanout(bare, polls, send),
+    ]);
+    const p99 = (runs: { times: number[] }[]) => runs.map((r) => percentile(r.times, 99));
+    const last = (runs: { times: number[]; sends: number[] }[]) => runs[runs.length - 1];
     process.stdout.write(
-      `one message to ${polls.length} waiting queues, ${rate}/s for ${seconds} s\n` +
-        `this server: send ${percentiles(ours.sends)}; due -> last poll answered ${percentiles(ours.times)}; ${ours.short} not delivered to all; CPU ${(ours.cpu / 1000).toFixed(0)} ms\n` +
-        `bare fan-out: due -> last poll answered ${percentiles(floor.times)}; CPU ${(floor.cpu / 1000).toFixed(0)} ms\n`,
+      `one message to ${polls.length} waiting queues, ${rate}/s for ${seconds} s, ${rounds} rounds taking turns; median (range)\n` +
+        `this server: due -> last poll answered p99 ${withSpread(p99(ours), 1)} ms; CPU ${withSpread(
+          ours.map((r) => r.cpu / 1000),
+          0,
+        )} ms; ${ours.reduce((sum, r) => sum + r.short, 0)} not delivered to all; last round: send ${percentiles(last(ours).sends)}, delivered ${percentiles(last(ours).times)}\n` +
+        `bare fan-out: due -> last poll answered p99 ${withSpread(p99(floor), 1)} ms; CPU ${withSpread(
+          floor.map((r) => r.cpu / 1000),
+          0,
+        )} ms\n`,
     );
-    figures.push(
+    return [
       figure(
         'one message to 1,000 waiting queues, p99 send -> last answered',
-        `${percentile(ours.times, 99).toFixed(1)} ms`,
-        '50 ms',
+        `${withSpread(p99(ours), 1)} ms`,
+        '<= 50 ms',
       ),
       figure(
         'one message to 1,000 waiting queues',
-        `ratio ${(floor.cpu / ours.cpu).toFixed(3)}`,
-        '0.5',
+        `ratio ${withSpread(
+          ratios(
+            floor.map((r) => r.cpu),
+            ours.map((r) => r.cpu),
+          ),
+        )}`,
+        '>= 0.5',
       ),
-    );
+    ];
   } finally {
     agent.destroy();
     chat.child.kill();
     bare.child.kill();
   }
+}
 
-  // Memory, on a server of its own so that the queues above do not count.
+/** Heap bytes a server gains while a long-poll waits on each of `polls`. */
+async function heapPerPoll(server: Started, polls: Poll[]): Promise<number> {
+  const before = await server.usage();
+  const pollers = await startPollers(server.info.port, polls);
+  await sleep(Math.max(3000, polls.length / 2));
+  const held = await server.usage();
+  await pollers.stop();
+  return (held.heap - before.heap) / polls.length;
+}
+
+/** One round of the memory figures: a fresh server's heap per idle queue and per waiting poll. */
+async function memory(): Promise<{ perIdle: number; perPoll: number; polls: Poll[] }> {
+  // A server of its own, so that no other queue counts.
   const fresh = await startServer('chat', { BENCH_USERS: String(subscribers - 1) });
   try {
     const members = [fresh.info as BenchUser, ...fresh.info.users!];
@@ -101,36 +134,44 @@ async function main(): Promise<void> {
       Array.from({ length: idleQueues }, (_, i) => members[i % members.length]),
     );
     const idle = await fresh.usage();
-    const pollers = await startPollers(fresh.info.port, polls);
-    await sleep(Math.max(3000, idleQueues / 2));
-    const waiting = await fresh.usage();
-    await pollers.stop();
-    const perIdle = (idle.heap - before.heap) / idleQueues;
-    const perPoll = (waiting.heap - idle.heap) / idleQueues;
-    process.stdout.write(
-      `heap: ${(before.heap / 1e6).toFixed(1)} MB, with ${idleQueues} idle queues ${(idle.heap / 1e6).toFixed(1)} MB, with a poll waiting on each ${(waiting.heap / 1e6).toFixed(1)} MB\n`,
-    );
-    // The same polls held by the bare fan-out server: what node:http itself keeps per waiting request.
-    const bare = await startServer('fanout');
-    try {
-      const empty = await bare.usage();
-      const barePollers = await startPollers(bare.info.port, polls);
-      await sleep(Math.max(3000, idleQueues / 2));
-      const held = await bare.usage();
-      await barePollers.stop();
-      process.stdout.write(
-        `bare fan-out server holding the same polls: ${((held.heap - empty.heap) / idleQueues / 1024).toFixed(2)} KB of heap per waiting poll\n`,
-      );
-    } finally {
-      bare.child.kill();
-    }
-    figures.push(
-      figure('heap per idle queue', `${(perIdle / 1024).toFixed(2)} KB`, '2 KB'),
-      figure('heap per waiting poll', `${(perPoll / 1024).toFixed(2)} KB`, '6 KB'),
-    );
+    const perPoll = await heapPerPoll(fresh, polls);
+    return { perIdle: (idle.heap - before.heap) / idleQueues, perPoll, polls };
   } finally {
     fresh.child.kill();
   }
+}
+
+/** The same polls held by the bare fan-out server: what node:http itself keeps per waiting request. */
+async function bareMemory(polls: Poll[]): Promise<number> {
+  const bare = await startServer('fanout');
+  try {
+    return await heapPerPoll(bare, polls);
+  } finally {
+    bare.child.kill();
+  }
+}
+
+async function main(): Promise<void> {
+  const figures = await fanouts();
+  const ours: { perIdle: number; perPoll: number }[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const measuredRound = await memory();
+    ours.push(measuredRound);
+    bare.push(await bareMemory(measuredRound.polls));
+  }
+  const kb = (values: number[]) =>
+    `${withSpread(
+      values.map((v) => v / 1024),
+      2,
+    )} KB`;
+  process.stdout.write(
+    `heap after a full collection, ${idleQueues} queues, ${rounds} rounds, median (range): per idle queue ${kb(ours.map((r) => r.perIdle))}; per waiting poll ${kb(ours.map((r) => r.perPoll))}; the bare fan-out server holding the same polls ${kb(bare)} per waiting poll\n`,
+  );
+  figures.push(
+    figure('heap per idle queue', kb(ours.map((r) => r.perIdle)), '<= 2 KB'),
+    figure('heap per waiting poll', kb(ours.map((r) => r.perPoll)), '<= 6 KB'),
+  );
   process.stdout.write(`${figures.join('\n')}\n`);
 }
 

@@ -1,12 +1,13 @@
 // Regenerates the figures of the README's Benchmarks section from one run of
 // every benchmark (all.js) at the current commit: the lines between the
 // "bench-figures" markers become the figure lines that run printed, under a
-// line naming the commit, the date and the machine. Nothing else is written,
+// line naming the commit, the date, the machine, the databases measured and
+// how long the run took. Nothing else is written,
 // so the README holds no figure the bench at its head did not print. With a
 // file argument, the figures are read from a saved all.js output instead.
 //   npm run bench:readme            (BENCH_POSTGRES_URL adds the PostgreSQL figures)
 //   node dist/bench/readme.js saved-output.txt
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -15,46 +16,103 @@ const readme = join(__dirname, '..', '..', 'README.md');
 const start = '<!-- bench-figures:start -->';
 const end = '<!-- bench-figures:end -->';
 
-/** The output of one `npm run bench` run: from a file, or run now (passing through as it goes). */
-function benchOutput(): string {
-  const saved = process.argv[2];
-  if (saved) return readFileSync(saved, 'utf8');
-  const run = spawnSync(process.execPath, [join(__dirname, 'all.js')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  process.stdout.write(run.stdout);
-  if (run.status !== 0) throw new Error(`npm run bench exited with ${run.status}`);
-  return run.stdout;
+/** The names of the figures the project owes, on SQLite and on PostgreSQL. */
+const owed = {
+  sqlite: [
+    /^GET \/users\/me, SQLite, vs bare node:http$/,
+    /^GET \/users\/me, SQLite, vs bare Koa$/,
+    /^send to 50 subscribers, no queues$/,
+    /^send to 50 waiting polls$/,
+    /^send to 50 waiting polls, p99 send -> delivered$/,
+    /^GET \/messages, 100 of \d+$/,
+    /^one message to 1,000 waiting queues, p99 send -> last answered$/,
+    /^one message to 1,000 waiting queues$/,
+    /^heap per idle queue$/,
+    /^heap per waiting poll$/,
+    /^SSE: CPU per delivered event \/ long-poll cycle$/,
+    /^capacity sqlite$/,
+    /^wrong password, no such account vs existing account$/,
+  ],
+  postgresql: [
+    /^GET \/users\/me, PostgreSQL, vs bare node:http$/,
+    /^GET \/users\/me, PostgreSQL, vs bare Koa$/,
+    /^GET \/users\/me, PostgreSQL CPU over SQLite$/,
+    /^send to 50 subscribers, no queues, PostgreSQL$/,
+    /^send to 50 waiting polls, PostgreSQL$/,
+    /^send to 50 waiting polls, p99 send -> delivered, PostgreSQL$/,
+    /^GET \/messages, 100 of \d+, PostgreSQL$/,
+    /^capacity postgresql$/,
+  ],
+};
+
+/** The owed figures that `figures` lacks, by pattern; PostgreSQL's only when `postgres`. */
+function missing(figures: string[], postgres: boolean): string[] {
+  const names = figures.map((line) => line.slice(0, line.lastIndexOf(': ')));
+  return [...owed.sqlite, ...(postgres ? owed.postgresql : [])]
+    .filter((pattern) => !names.some((name) => pattern.test(name)))
+    .map((pattern) => pattern.source);
 }
 
-function main(): void {
-  const output = benchOutput();
+/** The output of one `npm run bench` run: from a file, or run now (passing through as it goes). */
+function benchOutput(): Promise<string> {
+  const saved = process.argv[2];
+  if (saved) return Promise.resolve(readFileSync(saved, 'utf8'));
+  const run = spawn(process.execPath, [join(__dirname, 'all.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  run.stdout!.setEncoding('utf8');
+  run.stdout!.on('data', (chunk: string) => {
+    output += chunk;
+    process.stdout.write(chunk);
+  });
+  return new Promise((resolve, reject) =>
+    run.once('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`npm run bench exited with ${code}`)),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const output = await benchOutput();
   const mark = output.lastIndexOf('\n== figures');
   if (mark === -1) throw new Error('no figures block in the bench output');
-  const figures = output
+  const block = output
     .slice(mark + 1)
     .split('\n')
-    .slice(1)
-    .filter((line) => / \(goal [^)]+\)$/.test(line));
+    .slice(1);
+  const figures = block.filter((line) => / \(goal [^)]+\)$/.test(line));
+  const duration = block.find((line) => line.startsWith('bench duration: '));
+  const postgres =
+    Boolean(process.env.BENCH_POSTGRES_URL) || figures.some((line) => /postgresql/i.test(line));
+  const databases = postgres
+    ? 'SQLite and PostgreSQL'
+    : 'SQLite only (BENCH_POSTGRES_URL was not set)';
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
-  const block = [
+  const text = [
     start,
     '',
-    `One \`npm run bench\` at ${commit.stdout.trim() || 'an unknown commit'}, ${new Date().toISOString().slice(0, 10)}, on ${machine}:`,
+    `One \`npm run bench\` at ${commit.stdout.trim() || 'an unknown commit'}, ${new Date().toISOString().slice(0, 10)}, on ${machine}, ${databases}; ${duration ?? 'bench duration: not printed'}:`,
     '',
     ...figures.map((line) => `    ${line}`),
     '',
     end,
   ].join('\n');
-  const text = readFileSync(readme, 'utf8');
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
+  const current = readFileSync(readme, 'utf8');
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
   if (from === -1 || to === -1) throw new Error(`README.md has no ${start} ... ${end} block`);
-  writeFileSync(readme, text.slice(0, from) + block + text.slice(to + end.length));
+  writeFileSync(readme, current.slice(0, from) + text + current.slice(to + end.length));
   process.stdout.write(`README.md: ${figures.length} figures written\n`);
+  const lacking = missing(figures, postgres);
+  if (lacking.length) {
+    process.stderr.write(`figures missing from the run:\n${lacking.join('\n')}\n`);
+    process.exitCode = 1;
+  }
 }
 
-main();
+main().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -34,6 +34,8 @@ import { Role } from '../src/lib/constants';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
+import type { Services } from '../src/services';
+import type { Realm } from '../generated/prisma/sqlite/client';
 import { floor } from './floor';
 import { floorPostgres } from './floor-pg';
 
@@ -140,6 +142,36 @@ async function fanout(): Promise<void> {
   );
 }
 
+/**
+ * A function creating `count` more members of `realm` (user0@example.com,
+ * user1@..., numbered on from the previous call), without passwords (hashing
+ * would only slow the setup), a few at a time (on PostgreSQL, their round
+ * trips overlap).
+ */
+function createMembers(services: Services, realm: Realm) {
+  let created = 0;
+  return async (count: number) => {
+    const first = created;
+    created += count;
+    const users: { id: number; email: string; apiKey: string }[] = new Array(count);
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const i = next++;
+        const user = await doCreateUser(services, realm, {
+          email: `user${first + i}@example.com`,
+          fullName: `User ${first + i}`,
+          password: null,
+          role: Role.MEMBER,
+        });
+        users[i] = { id: user.id, email: user.email, apiKey: user.apiKey };
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    return users;
+  };
+}
+
 async function chat(): Promise<void> {
   const url =
     process.env.BENCH_DATABASE_URL ||
@@ -155,17 +187,13 @@ async function chat(): Promise<void> {
     name: 'Bench',
     owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' },
   });
-  // BENCH_USERS more members, without passwords (hashing would only slow the setup).
-  const users = [];
-  for (let i = 0; i < Number(process.env.BENCH_USERS || 0); i++) {
-    const user = await doCreateUser(server.services, realm, {
-      email: `user${i}@example.com`,
-      fullName: `User ${i}`,
-      password: null,
-      role: Role.MEMBER,
-    });
-    users.push({ id: user.id, email: user.email, apiKey: user.apiKey });
-  }
+  const members = createMembers(server.services, realm);
+  const users = await members(Number(process.env.BENCH_USERS || 0));
+  // Asked over the IPC channel for more ({ addUsers: count }), it answers { users }.
+  process.on('message', (message: { addUsers?: number }) => {
+    if (typeof message === 'object' && message?.addUsers)
+      void members(message.addUsers).then((added) => process.send?.({ users: added }));
+  });
   process.stdout.write(
     `${JSON.stringify({ port: Number(new URL(server.url).port), databaseUrl: url, id: owner.id, email: owner.email, apiKey: owner.apiKey, users })}\n`,
   );
