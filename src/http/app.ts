@@ -90,18 +90,21 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const recorder = requestRecorder(services, metrics);
   app.use(recordedRequests(recorder, log));
 
-  // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
-  app.use(operatorEndpoints(services, metrics));
-  app.use(contractServing(services.config.externalUrl));
-  app.use(docsServing());
-  app.use(emojiDataServing());
-  // The web client at / (web.ts).
-  app.use(webClient(services));
+  // Health, readiness and metrics, then the contract, its docs, the emoji
+  // data and the web client at / (web.ts): none of them under /api/v1/,
+  // whose requests go past them without asking each.
+  app.use(
+    outsideApi([
+      operatorEndpoints(services, metrics),
+      contractServing(services.config.externalUrl),
+      docsServing(),
+      emojiDataServing(),
+      webClient(services),
+    ]),
+  );
   app.use(bodyReader());
-  // The join page of invitations, outside /api/v1.
-  app.use(joinPages(services));
-  // The unsubscribe links of notification emails, outside /api/v1.
-  app.use(unsubscribePages(services));
+  // The join page of invitations and the unsubscribe links of notification emails.
+  app.use(outsideApi([joinPages(services), unsubscribePages(services)]));
 
   app.use(uploadCleanup());
 
@@ -151,7 +154,7 @@ function recordedRequests(recorder: RequestRecorder, log: Services['log']): Koa.
   return async (ctx, next) => {
     const requestId = recorder.requestId(ctx.get('x-request-id'));
     const started = performance.now();
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
@@ -167,6 +170,21 @@ function recordedRequests(recorder: RequestRecorder, log: Services['log']): Koa.
       ms: performance.now() - started,
       userId: state.userId,
     });
+  };
+}
+
+/**
+ * `middlewares` in turn, for requests outside /api/v1/; requests of the API
+ * go straight on to the next middleware.
+ */
+function outsideApi(middlewares: Koa.Middleware[]): Koa.Middleware {
+  return (ctx, next) => {
+    if (ctx.path.startsWith('/api/v1/')) return next();
+    const run = async (i: number): Promise<void> => {
+      if (i === middlewares.length) await next();
+      else await middlewares[i](ctx, () => run(i + 1));
+    };
+    return run(0);
   };
 }
 

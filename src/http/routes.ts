@@ -177,10 +177,16 @@ async function authenticate(
  * in as it is; otherwise this is JSON.stringify.
  */
 function successJson(answer: Record<string, unknown>): string {
-  const entries = Object.entries(answer);
-  if (!entries.some(([, value]) => textOfJson(value) !== undefined)) return JSON.stringify(answer);
+  let hasText = false;
+  for (const name in answer) {
+    if (textOfJson(answer[name]) !== undefined) {
+      hasText = true;
+      break;
+    }
+  }
+  if (!hasText) return JSON.stringify(answer);
   const members: string[] = [];
-  for (const [name, value] of entries) {
+  for (const [name, value] of Object.entries(answer)) {
     if (value === undefined) continue;
     members.push(`${JSON.stringify(name)}:${textOfJson(value) ?? JSON.stringify(value)}`);
   }
@@ -252,7 +258,11 @@ function decodeStep(
   return { params, ignored, files, payload };
 }
 
-/** Handle: runs the handler, cancelling what it registered if the client goes away first. */
+/**
+ * Handle: runs the handler, cancelling what it registered if the client goes
+ * away first. The request is watched from the handler's first registration
+ * on (most handlers register nothing).
+ */
 async function handleStep(
   handler: TableHandler,
   services: Services,
@@ -262,7 +272,10 @@ async function handleStep(
 ): Promise<object> {
   const aborts: (() => void)[] = [];
   const onClose = () => aborts.forEach((cancel) => cancel());
-  input.req.once('close', onClose);
+  const onAbort = (cancel: () => void) => {
+    if (aborts.length === 0) input.req.once('close', onClose);
+    aborts.push(cancel);
+  };
   try {
     return await handler({
       params: decoded.params,
@@ -279,12 +292,12 @@ async function handleStep(
       files: decoded.files,
       headers: input.req.headers,
       payload: decoded.payload,
-      onAbort: (cancel: () => void) => aborts.push(cancel),
+      onAbort,
       session: input.session,
       ...auth,
     });
   } finally {
-    input.req.off('close', onClose);
+    if (aborts.length > 0) input.req.off('close', onClose);
   }
 }
 
@@ -363,13 +376,14 @@ function koaRoute(
       query: parseUrlencoded(ctx.querystring, 'query string'),
       body: readBodyStep(op, requestBody(ctx)),
       files: () => uploadedFiles(ctx),
-      authorization: ctx.get('authorization') || undefined,
+      authorization: ctx.req.headers.authorization || undefined,
       // Read when asked: Koa works both out from the headers anew on each read.
       ip: () => ctx.ip,
       host: () => ctx.host,
       userAgent: ctx.req.headers['user-agent'],
       req: ctx.req,
-      setHeader: (name, value) => ctx.set(name, value),
+      // Straight to node:http: Koa's ctx.set builds arrays to allow for several headers at once.
+      setHeader: (name, value) => ctx.res.setHeader(name, value),
       state: ctx.state as RequestState,
       session: requestSession(ctx, services),
     });
@@ -389,8 +403,9 @@ function koaRoute(
       return;
     }
     // Encoded once by wrapStep: for a string body Koa would measure the UTF-8
-    // length and then encode it again to write it.
-    ctx.type = 'application/json';
+    // length and then encode it again to write it. The type is the one Koa
+    // gives `json`, set without its lookup.
+    ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
     ctx.body = answer;
   };
 }
