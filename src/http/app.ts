@@ -134,16 +134,14 @@ function requestRecorder(
     record: ({ id, method, path, operation, status, ms, userId }) => {
       metrics.observeRequest(operation, status, ms / 1000);
       if (log.enabled('info')) {
-        log.info('request', {
-          request_id: id,
-          method,
-          // Paths of uploaded files are left out: temporary download URLs carry a token.
-          ...(operation === 'user-uploads' ? {} : { path }),
-          operation,
-          status,
-          duration_ms: Math.round(ms * 1000) / 1000,
-          ...(userId !== undefined ? { user_id: userId } : {}),
-        });
+        const fields: Record<string, unknown> = { request_id: id, method };
+        // Paths of uploaded files are left out: temporary download URLs carry a token.
+        if (operation !== 'user-uploads') fields.path = path;
+        fields.operation = operation;
+        fields.status = status;
+        fields.duration_ms = Math.round(ms * 1000) / 1000;
+        if (userId !== undefined) fields.user_id = userId;
+        log.info('request', fields);
       }
     },
   };
