@@ -191,7 +191,7 @@ function outsideApi(middlewares: Koa.Middleware[]): Koa.Middleware {
  * move into the store is removed once the request is answered.
  */
 function uploadCleanup(): Koa.Middleware {
-  return async (ctx, next) => {
+  const cleaned: Koa.Middleware = async (ctx, next) => {
     try {
       await next();
     } finally {
@@ -201,6 +201,8 @@ function uploadCleanup(): Koa.Middleware {
       }
     }
   };
+  // The files, if any, were read by bodyReader before this point.
+  return (ctx, next) => (ctx.request.files === undefined ? next() : cleaned(ctx, next));
 }
 
 /** Answers what no route took: 204 to OPTIONS, 405 to a method the path lacks, 404 otherwise. */
