@@ -152,8 +152,9 @@ async function authenticate(
     throw missingArgument(op.apiKeyParam);
   const byKey = header === undefined && queryKey !== undefined;
   const failures = services.limits.apiKeyFailures;
-  const key = `ip:${input.ip()}`;
   const known = services.auth.knows(byKey ? Authenticator.apiKeyCacheKey(queryKey) : header);
+  // The address is read only for credentials not seen lately.
+  const key = known ? '' : `ip:${input.ip()}`;
   if (!known) await failures.check(key);
   let auth: AuthUser;
   try {
