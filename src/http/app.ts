@@ -10,7 +10,7 @@ import Koa from 'koa';
 import { handlers, publicHandlers } from '../handlers';
 import { EMOJI_DATA_PATH } from '../lib/emoji/emoji-data';
 import type { Services } from '../services';
-import { bodyReader } from './body';
+import { bodyReader, readsBody } from './body';
 import { contractServing } from './contract';
 import { docsServing } from './docs';
 import { emojiDataServing } from './emoji-data';
@@ -89,6 +89,13 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const trustProxy = services.config.trustProxy;
   const recorder = requestRecorder(services, metrics);
   app.use(recordedRequests(recorder, log));
+  // An API request without a body, on a path without parameters (GET
+  // /users/me, /messages, ...), goes straight to its route: the middleware
+  // up to the route table has nothing to do for it. Any other request takes
+  // the whole chain (in which the same route would have answered it).
+  app.use((ctx, next) =>
+    ctx.path.startsWith('/api/v1/') && !readsBody(ctx) ? staticRoutes(ctx, next) : next(),
+  );
 
   // Health, readiness and metrics, then the contract, its docs, the emoji
   // data and the web client at / (web.ts): none of them under /api/v1/,
