@@ -17,11 +17,25 @@ export interface Logger {
 
 const secretKeys = /pass(word)?|api_?key|authorization|secret|token/i;
 
+/** Whether each field name met so far suggests a secret (names are few: those the code logs). */
+const secretKeyOf = new Map<string, boolean>();
+
+/** Whether the field name `key` suggests a secret. */
+function isSecretKey(key: string): boolean {
+  let secret = secretKeyOf.get(key);
+  if (secret === undefined) {
+    secret = secretKeys.test(key);
+    if (secretKeyOf.size >= 1000) secretKeyOf.clear();
+    secretKeyOf.set(key, secret);
+  }
+  return secret;
+}
+
 /** Replaces the values of fields whose names suggest a secret. */
 export function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields))
-    out[key] = secretKeys.test(key) ? '[redacted]' : value;
+    out[key] = isSecretKey(key) ? '[redacted]' : value;
   return out;
 }
 
@@ -37,15 +51,13 @@ export function createLogger(
   const min = levels[level];
   const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
     if (levels[lvl] < min) return;
-    write(
-      JSON.stringify({
-        time: new Date().toISOString(),
-        level: lvl,
-        msg,
-        ...base,
-        ...(fields ? redact(fields) : {}),
-      }) + '\n',
-    );
+    // The line's object is built in place: what `redact` gives, without the copies.
+    const line: Record<string, unknown> = { time: new Date().toISOString(), level: lvl, msg };
+    Object.assign(line, base);
+    if (fields)
+      for (const key of Object.keys(fields))
+        line[key] = isSecretKey(key) ? '[redacted]' : fields[key];
+    write(JSON.stringify(line) + '\n');
   };
   return {
     enabled: (lvl) => levels[lvl] >= min,

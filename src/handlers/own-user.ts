@@ -3,19 +3,15 @@
 import { doDeleteAvatar, doSetAvatar } from '../actions/users/avatars';
 import { doDeactivateUser, doRegenerateApiKey } from '../actions/users/users';
 import { ApiError } from '../errors';
-import { maxMessageId } from '../lib/messages/messages';
 import { fileTooLarge } from '../lib/uploads/uploads';
 import { MAX_AVATAR_FILE_SIZE_MIB } from '../lib/users/avatars';
-import { profileDataOf } from '../lib/users/profile-fields';
+import { ownUserData } from '../lib/users/profile-fields';
 import { avatarUrl, presentUser, realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
 
 /** The requesting user, as they see themself, with their custom profile field values. */
 export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, realm }) => {
-  const { maxMessage, profileData } = await services.db.read(async (db) => ({
-    maxMessage: await maxMessageId(db, user.id),
-    profileData: await profileDataOf(db, [user.id]),
-  }));
+  const { maxMessageId, profileData } = await services.db.read((db) => ownUserData(db, user.id));
   const { bot_type, ...me } = presentUser(
     user,
     user,
@@ -28,8 +24,8 @@ export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, real
     ...me,
     ...bot,
     delivery_email: user.email,
-    profile_data: profileData.get(user.id) ?? {},
-    max_message_id: maxMessage,
+    profile_data: profileData,
+    max_message_id: maxMessageId,
   };
 };
 

@@ -10,7 +10,7 @@ import Koa from 'koa';
 import { handlers, publicHandlers } from '../handlers';
 import { EMOJI_DATA_PATH } from '../lib/emoji/emoji-data';
 import type { Services } from '../services';
-import { bodyReader } from './body';
+import { bodyReader, readsBody } from './body';
 import { contractServing } from './contract';
 import { docsServing } from './docs';
 import { emojiDataServing } from './emoji-data';
@@ -98,19 +98,29 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   const trustProxy = services.config.trustProxy;
   const recorder = requestRecorder(services, metrics);
   app.use(recordedRequests(recorder, log));
+  // An API request without a body, on a path without parameters (GET
+  // /users/me, /messages, ...), goes straight to its route: the middleware
+  // up to the route table has nothing to do for it. Any other request takes
+  // the whole chain (in which the same route would have answered it).
+  app.use((ctx, next) =>
+    ctx.path.startsWith('/api/v1/') && !readsBody(ctx) ? staticRoutes(ctx, next) : next(),
+  );
 
-  // Health, readiness and metrics, then the contract, its docs and the emoji data, outside /api/v1.
-  app.use(operatorEndpoints(services, metrics));
-  app.use(contractServing(services.config.externalUrl));
-  app.use(docsServing());
-  app.use(emojiDataServing());
-  // The web client at / (web.ts).
-  app.use(webClient(services));
+  // Health, readiness and metrics, then the contract, its docs, the emoji
+  // data and the web client at / (web.ts): none of them under /api/v1/,
+  // whose requests go past them without asking each.
+  app.use(
+    outsideApi([
+      operatorEndpoints(services, metrics),
+      contractServing(services.config.externalUrl),
+      docsServing(),
+      emojiDataServing(),
+      webClient(services),
+    ]),
+  );
   app.use(bodyReader());
-  // The join page of invitations, outside /api/v1.
-  app.use(joinPages(services));
-  // The unsubscribe links of notification emails, outside /api/v1.
-  app.use(unsubscribePages(services));
+  // The join page of invitations and the unsubscribe links of notification emails.
+  app.use(outsideApi([joinPages(services), unsubscribePages(services)]));
 
   app.use(uploadCleanup());
 
@@ -140,16 +150,14 @@ function requestRecorder(
     record: ({ id, method, path, operation, status, ms, userId }) => {
       metrics.observeRequest(operation, status, ms / 1000);
       if (log.enabled('info')) {
-        log.info('request', {
-          request_id: id,
-          method,
-          // Paths of uploaded files are left out: temporary download URLs carry a token.
-          ...(operation === 'user-uploads' ? {} : { path }),
-          operation,
-          status,
-          duration_ms: Math.round(ms * 1000) / 1000,
-          ...(userId !== undefined ? { user_id: userId } : {}),
-        });
+        const fields: Record<string, unknown> = { request_id: id, method };
+        // Paths of uploaded files are left out: temporary download URLs carry a token.
+        if (operation !== 'user-uploads') fields.path = path;
+        fields.operation = operation;
+        fields.status = status;
+        fields.duration_ms = Math.round(ms * 1000) / 1000;
+        if (userId !== undefined) fields.user_id = userId;
+        log.info('request', fields);
       }
     },
   };
@@ -160,7 +168,7 @@ function recordedRequests(recorder: RequestRecorder, log: Services['log']): Koa.
   return async (ctx, next) => {
     const requestId = recorder.requestId(ctx.get('x-request-id'));
     const started = performance.now();
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
@@ -180,11 +188,26 @@ function recordedRequests(recorder: RequestRecorder, log: Services['log']): Koa.
 }
 
 /**
+ * `middlewares` in turn, for requests outside /api/v1/; requests of the API
+ * go straight on to the next middleware.
+ */
+function outsideApi(middlewares: Koa.Middleware[]): Koa.Middleware {
+  return (ctx, next) => {
+    if (ctx.path.startsWith('/api/v1/')) return next();
+    const run = async (i: number): Promise<void> => {
+      if (i === middlewares.length) await next();
+      else await middlewares[i](ctx, () => run(i + 1));
+    };
+    return run(0);
+  };
+}
+
+/**
  * Uploaded files arrive in a temporary folder; whatever a handler did not
  * move into the store is removed once the request is answered.
  */
 function uploadCleanup(): Koa.Middleware {
-  return async (ctx, next) => {
+  const cleaned: Koa.Middleware = async (ctx, next) => {
     try {
       await next();
     } finally {
@@ -194,6 +217,8 @@ function uploadCleanup(): Koa.Middleware {
       }
     }
   };
+  // The files, if any, were read by bodyReader before this point.
+  return (ctx, next) => (ctx.request.files === undefined ? next() : cleaned(ctx, next));
 }
 
 /** Answers what no route took: 204 to OPTIONS, 405 to a method the path lacks, 404 otherwise. */

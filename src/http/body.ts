@@ -54,6 +54,11 @@ function hasBody(req: Koa.Request['req']): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** Whether `bodyReader` reads the request's body (a method that takes one, and a body sent). */
+export function readsBody(ctx: Koa.Context): boolean {
+  return methodsWithBody.has(ctx.method) && hasBody(ctx.req);
+}
+
 /** The body's bytes as UTF-8 text, refusing more than the form limit. */
 async function readText(ctx: Koa.Context): Promise<string> {
   const limit = MAX_FORM_SIZE_MIB * 1024 * 1024;
@@ -159,8 +164,7 @@ export function bodyReader(): Koa.Middleware {
     },
   });
   const noop = async () => undefined;
-  return async (ctx, next) => {
-    if (!methodsWithBody.has(ctx.method) || !hasBody(ctx.req)) return next();
+  const read: Koa.Middleware = async (ctx, next) => {
     const encoding = ctx.get('content-encoding').toLowerCase();
     if (encoding !== '' && encoding !== 'identity')
       throw new ApiError(
@@ -189,4 +193,6 @@ export function bodyReader(): Koa.Middleware {
     ctx.state.requestBody = body;
     return next();
   };
+  // A request without a body goes on at once, without an async frame of its own.
+  return (ctx, next) => (readsBody(ctx) ? read(ctx, next) : next());
 }

@@ -35,11 +35,19 @@ export function createMetrics(
   options: { processMetrics?: boolean } = {},
 ): Metrics {
   const registry = new Registry();
-  const requests = new Counter({
+  // Requests are counted here, each series by reference, in the order they
+  // first occur, and handed to prom-client when /metrics is read: prom-client
+  // would hash and check the labels on every increment.
+  const counts: { labels: { operation: string; status: string }; count: number }[] = [];
+  new Counter({
     name: 'chat_http_requests_total',
     help: 'HTTP requests answered, by operation (operationId, or health, ready, metrics, openapi, docs, user-uploads, user-avatars, none) and status code.',
     labelNames: ['operation', 'status'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, count } of counts) this.inc(labels, count);
+    },
   });
   const latency = new Histogram({
     name: 'chat_http_request_duration_seconds',
@@ -50,21 +58,27 @@ export function createMetrics(
   });
   registerStateMetrics(registry, sources);
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
-  // The labelled series of each operation and status, looked up once: a lookup
-  // by labels hashes the label set on every call.
-  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  // The series of each operation and status, looked up once, by operation and
+  // then by status (no key string is built per request): a lookup by labels
+  // hashes the label set on every call.
+  const series = new Map<
+    string,
+    Map<number, { counted: (typeof counts)[number]; time: (seconds: number) => void }>
+  >();
   return {
     registry,
     observeRequest(operation, status, seconds) {
-      const key = `${operation} ${status}`;
-      let found = series.get(key);
+      let byStatus = series.get(operation);
+      if (!byStatus) series.set(operation, (byStatus = new Map()));
+      let found = byStatus.get(status);
       if (!found) {
-        const counter = requests.labels(operation, String(status));
+        const counted = { labels: { operation, status: String(status) }, count: 0 };
+        counts.push(counted);
         const histogram = latency.labels(operation);
-        found = { count: () => counter.inc(), time: (s) => histogram.observe(s) };
-        series.set(key, found);
+        found = { counted, time: (s) => histogram.observe(s) };
+        byStatus.set(status, found);
       }
-      found.count();
+      found.counted.count++;
       found.time(seconds);
     },
   };

@@ -155,6 +155,21 @@ function refuseNul(params: Record<string, unknown>): void {
 }
 
 /**
+ * Whether each operation's validators (by their list) accept a request
+ * carrying no parameters while leaving it empty (adding no defaults): worked
+ * out on the first such request, since validators depend only on their input.
+ */
+const emptyAccepted = new WeakMap<ValidateFunction[], boolean>();
+
+/** Whether `raw` carries nothing at all: no path parameters, query, body or files. */
+function isEmpty(raw: RawRequest): boolean {
+  if (raw.body !== undefined || raw.fileFields.length > 0) return false;
+  for (const _ in raw.query) return false;
+  for (const _ in raw.pathParams) return false;
+  return true;
+}
+
+/**
  * Collects, decodes and validates the parameters of `op` from `raw`.
  * Throws an ApiError naming the first parameter that is missing or malformed.
  * A parameter in the body wins over the same one in the query string.
@@ -164,6 +179,20 @@ export function parseParams(
   validators: ValidateFunction[],
   raw: RawRequest,
 ): ParsedParams {
+  // An operation without parameters asked with none (GET /users/me): the
+  // answer of the first such request stands for every later one.
+  if (op.params.size === 0 && isEmpty(raw)) {
+    const accepted = emptyAccepted.get(validators);
+    if (accepted) return { params: {}, ignored: [] };
+    if (accepted === undefined) {
+      const input = { path: {}, query: {}, header: {}, cookie: {}, requestBody: {} };
+      const passes = validators.every((validate) => validate(input));
+      const untouched = [input.path, input.query, input.requestBody].every(
+        (part) => Object.keys(part).length === 0,
+      );
+      emptyAccepted.set(validators, passes && untouched);
+    }
+  }
   const path: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};

@@ -157,8 +157,9 @@ async function authenticate(
     throw missingArgument(op.apiKeyParam);
   const byKey = header === undefined && queryKey !== undefined;
   const failures = services.limits.apiKeyFailures;
-  const key = `ip:${input.ip()}`;
   const known = services.auth.knows(byKey ? Authenticator.apiKeyCacheKey(queryKey) : header);
+  // The address is read only for credentials not seen lately.
+  const key = known ? '' : `ip:${input.ip()}`;
   if (!known) await failures.check(key);
   let auth: AuthUser;
   try {
@@ -182,10 +183,16 @@ async function authenticate(
  * in as it is; otherwise this is JSON.stringify.
  */
 function successJson(answer: Record<string, unknown>): string {
-  const entries = Object.entries(answer);
-  if (!entries.some(([, value]) => textOfJson(value) !== undefined)) return JSON.stringify(answer);
+  let hasText = false;
+  for (const name in answer) {
+    if (textOfJson(answer[name]) !== undefined) {
+      hasText = true;
+      break;
+    }
+  }
+  if (!hasText) return JSON.stringify(answer);
   const members: string[] = [];
-  for (const [name, value] of entries) {
+  for (const [name, value] of Object.entries(answer)) {
     if (value === undefined) continue;
     members.push(`${JSON.stringify(name)}:${textOfJson(value) ?? JSON.stringify(value)}`);
   }
@@ -387,13 +394,14 @@ function koaRoute(
       query: parseUrlencoded(ctx.querystring, 'query string'),
       body: readBodyStep(op, requestBody(ctx)),
       files: () => uploadedFiles(ctx),
-      authorization: ctx.get('authorization') || undefined,
+      authorization: ctx.req.headers.authorization || undefined,
       // Read when asked: Koa works both out from the headers anew on each read.
       ip: () => ctx.ip,
       host: () => ctx.host,
       userAgent: ctx.req.headers['user-agent'],
       req: ctx.req,
-      setHeader: (name, value) => ctx.set(name, value),
+      // Straight to node:http: Koa's ctx.set builds arrays to allow for several headers at once.
+      setHeader: (name, value) => ctx.res.setHeader(name, value),
       state: ctx.state as RequestState,
       session: requestSession(ctx, services),
     });
@@ -414,8 +422,9 @@ function koaRoute(
       return;
     }
     // Encoded once by wrapStep: for a string body Koa would measure the UTF-8
-    // length and then encode it again to write it.
-    ctx.type = 'application/json';
+    // length and then encode it again to write it. The type is the one Koa
+    // gives `json`, set without its lookup.
+    ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
     ctx.body = answer;
   };
 }

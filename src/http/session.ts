@@ -109,8 +109,7 @@ export function requestSession(ctx: Koa.Context, services: Services): RequestSes
  * carry no WWW-Authenticate header (a browser would ask for a password).
  */
 export function jsonMirror(): Koa.Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== JSON_PREFIX && !ctx.path.startsWith(`${JSON_PREFIX}/`)) return next();
+  const mirror: Koa.Middleware = async (ctx, next) => {
     (ctx.state as { mirrored?: boolean }).mirrored = true;
     ctx.path = `/api/v1${ctx.path.slice(JSON_PREFIX.length)}`;
     try {
@@ -124,4 +123,7 @@ export function jsonMirror(): Koa.Middleware {
       throw error;
     }
   };
+  // Other paths go on at once, without an async frame of their own.
+  return (ctx, next) =>
+    ctx.path === JSON_PREFIX || ctx.path.startsWith(`${JSON_PREFIX}/`) ? mirror(ctx, next) : next();
 }

@@ -3,9 +3,14 @@ import type { Realm } from '../../../generated/prisma/sqlite/client';
 import type { Db } from '../../db/client';
 import { ApiError } from '../../errors';
 
+/** The last address `subdomainOf` parsed and its host in lower case: the server's own address. */
+let lastBase = { url: '', host: '' };
+
 /** The subdomain `host` names under the server's own host ("" for the root organization). */
 export function subdomainOf(host: string, externalUrl: string): string {
-  const base = new URL(externalUrl).host.toLowerCase();
+  if (lastBase.url !== externalUrl || externalUrl === '')
+    lastBase = { url: externalUrl, host: new URL(externalUrl).host.toLowerCase() };
+  const base = lastBase.host;
   const requested = host.toLowerCase();
   return requested.endsWith(`.${base}`) ? requested.slice(0, -(base.length + 1)) : '';
 }

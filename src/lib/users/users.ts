@@ -36,9 +36,14 @@ export function canSeeDeliveryEmail(
   }
 }
 
+/** The last address `hostOf` parsed and its host: the server's own address, asked on every request. */
+let lastHost = { url: '', host: '' };
+
 /** The host of an address such as http://chat.example.com:9991, for placeholder emails. */
 export function hostOf(externalUrl: string): string {
-  return new URL(externalUrl).host;
+  if (lastHost.url !== externalUrl || externalUrl === '')
+    lastHost = { url: externalUrl, host: new URL(externalUrl).host };
+  return lastHost.host;
 }
 
 /** The organization's host (`sub.example.com`, or the server's host for the root organization), for placeholder emails. */
@@ -63,9 +68,23 @@ type AvatarFields = Pick<
   'email' | 'avatarSource' | 'avatarVersion' | 'avatarHash' | 'id' | 'realmId'
 >;
 
+/** Gravatar digests of recent email addresses (a user's own answer asks for theirs each time). */
+const gravatarDigests = new Map<string, string>();
+
+/** The MD5 digest Gravatar names the picture of `email` by. */
+function gravatarDigest(email: string): string {
+  let digest = gravatarDigests.get(email);
+  if (digest === undefined) {
+    digest = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+    if (gravatarDigests.size >= 10_000) gravatarDigests.clear();
+    gravatarDigests.set(email, digest);
+  }
+  return digest;
+}
+
 /** The Gravatar address of `target`, a picture drawn from their email when they have none there. */
 function gravatarUrl(target: AvatarFields): string {
-  const digest = createHash('md5').update(target.email.trim().toLowerCase()).digest('hex');
+  const digest = gravatarDigest(target.email);
   return `https://secure.gravatar.com/avatar/${digest}?d=identicon&version=${target.avatarVersion}`;
 }
 
