@@ -1,8 +1,8 @@
 // The lookups the Markdown renderer needs (users, groups, channels, custom
 // emoji and uploaded files named in the content), fetched in a few queries
 // before rendering so that rendering itself stays synchronous.
-import type { Realm } from '../../../generated/prisma/sqlite/client';
-import type { Db } from '../../db/client';
+import { Prisma, type Realm } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import { mentionCandidates, renderMarkdown, type RenderContext, type RenderResult } from '.';
 import { compileLinkifier } from './linkifiers';
 
@@ -67,11 +67,10 @@ export async function buildRenderContext(
           where: { realmId: realm.id, name: { in: wanted.emojiNames }, deactivated: false },
         })
       : Promise.resolve([]),
-    db.linkifier.findMany({
-      where: { realmId: realm.id },
-      orderBy: [{ order: 'asc' }, { id: 'asc' }],
-      select: { pattern: true, urlTemplate: true },
-    }),
+    queryRows<{ pattern: string; urlTemplate: string }>(
+      db,
+      Prisma.sql`SELECT "pattern", "urlTemplate" FROM "Linkifier" WHERE "realmId" = ${realm.id} ORDER BY "order", "id"`,
+    ),
     uploadPathIds.length
       ? db.attachment.findMany({
           where: { realmId: realm.id, pathId: { in: uploadPathIds } },

@@ -1,5 +1,6 @@
 // Muted users: whom a user muted and since when, as the API shows it.
-import type { Db } from '../../db/client';
+import { Prisma } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import type { StateProvider } from '../state';
 
 /** The users `userId` muted, as `{id, timestamp}` objects, in the order they were muted. */
@@ -13,11 +14,11 @@ export async function mutedUsersOf(db: Db, userId: number) {
 
 /** IDs of the users who muted `senderId`, among `userIds`. */
 export async function usersMuting(db: Db, senderId: number): Promise<Set<number>> {
-  const rows = await db.mutedUser.findMany({
-    where: { mutedUserId: senderId },
-    select: { userId: true },
-  });
-  return new Set(rows.map((r) => r.userId));
+  const rows = await queryRows<{ userId: number | bigint }>(
+    db,
+    Prisma.sql`SELECT "userId" FROM "MutedUser" WHERE "mutedUserId" = ${senderId}`,
+  );
+  return new Set(rows.map((r) => Number(r.userId)));
 }
 
 /** `muted_users`: the users the user muted. */
