@@ -1,6 +1,5 @@
 // Muted users: whom a user muted and since when, as the API shows it.
-import { Prisma } from '../../../generated/prisma/sqlite/client';
-import { queryRows, type Db } from '../../db/client';
+import type { Db } from '../../db/client';
 import type { StateProvider } from '../state';
 
 /** The users `userId` muted, as `{id, timestamp}` objects, in the order they were muted. */
@@ -10,15 +9,6 @@ export async function mutedUsersOf(db: Db, userId: number) {
     id: r.mutedUserId,
     timestamp: Math.floor(r.dateMuted.getTime() / 1000),
   }));
-}
-
-/** IDs of the users who muted `senderId`, among `userIds`. */
-export async function usersMuting(db: Db, senderId: number): Promise<Set<number>> {
-  const rows = await queryRows<{ userId: number | bigint }>(
-    db,
-    Prisma.sql`SELECT "userId" FROM "MutedUser" WHERE "mutedUserId" = ${senderId}`,
-  );
-  return new Set(rows.map((r) => Number(r.userId)));
 }
 
 /** `muted_users`: the users the user muted. */
