@@ -15,6 +15,7 @@ import { executeRows, queryRows, type Db, type OnCommit } from '../../db/client'
 import { renderMarkdown, type RenderResult } from '../../lib/markdown';
 import {
   isMeMessage,
+  mutersAndAlerted,
   normalizeContent,
   resolveAddressee,
   type Addressee,
@@ -30,8 +31,6 @@ import { realmHost, apiEmail, avatarUrl } from '../../lib/users/users';
 import { SystemBot } from '../../lib/users/bots';
 import { welcomeBotAnswer } from '../../lib/users/welcome';
 import { membersOfGroups } from '../../lib/groups/permissions';
-import { usersAlerted } from '../../lib/users/alert-words';
-import { usersMuting } from '../../lib/users/muted-users';
 import { VisibilityPolicy } from '../../lib/users/user-topics';
 import type { Services } from '../../services';
 import type { SentMessage } from '../../lib/messages/sent';
@@ -136,13 +135,12 @@ async function plan(
   if (!userIds.includes(sender.id)) userIds.push(sender.id);
   // As in Zulip: messages from a muted sender arrive read, and alert words
   // are looked for in the Markdown source.
-  const mutingSender = await usersMuting(db, sender.id);
-  const alerted = await usersAlerted(db, realm.id, userIds, content);
+  const { muters, alerted } = await mutersAndAlerted(db, realm.id, sender.id, userIds, content);
   return {
     userIds,
     ...muting,
     flagsOf: (userId) => ({
-      read: (userId === sender.id && readBySender) || mutingSender.has(userId),
+      read: (userId === sender.id && readBySender) || muters.has(userId),
       mentioned: mentioned.has(userId),
       streamWildcardMentioned: rendered.streamWildcard,
       topicWildcardMentioned:

@@ -6,8 +6,13 @@
 // conversation with the messages still unread, so that reading them first
 // cancels the email. Claims make several processes send each email once.
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Message, type User } from '../../../generated/prisma/sqlite/client';
-import { queryRows, type Db } from '../../db/client';
+import {
+  Prisma,
+  type Message,
+  type User,
+  type UserPresence,
+} from '../../../generated/prisma/sqlite/client';
+import { executeRows, queryRows, type Db } from '../../db/client';
 import { sendOrLog } from '../../lib/mail/mailer';
 import { emailTrigger, isActiveAt, type EmailTrigger } from '../../lib/notifications/email-rules';
 import { notificationEmail, strongestTrigger } from '../../lib/notifications/message-email';
@@ -94,9 +99,21 @@ export async function doRecordEmailNotifications(
   }
 }
 
+/** What deciding on and keeping a recipient's email reads of them. */
+type Recipient = Pick<
+  User,
+  | 'id'
+  | 'emailNotificationsBatchingPeriodSeconds'
+  | 'enableOfflineEmailNotifications'
+  | 'wildcardMentionsNotify'
+  | 'enableFollowedTopicEmailNotifications'
+  | 'enableFollowedTopicWildcardMentionsNotify'
+  | 'enableStreamEmailNotifications'
+>;
+
 /** A recipient to be told about a message, and why. */
 interface WantedEmail {
-  user: User;
+  user: Recipient;
   trigger: EmailTrigger;
 }
 
@@ -186,19 +203,23 @@ async function wantedEmails(
   subscription: Map<number, CandidateRow>,
   now: Date,
 ): Promise<WantedEmail[]> {
-  const ids = [...candidates];
-  const [users, presences] = await services.db.read((db) =>
-    Promise.all([
-      db.user.findMany({ where: { id: { in: ids }, isActive: true, isBot: false } }),
-      db.userPresence.findMany({ where: { userId: { in: ids } } }),
-    ]),
+  const users = await services.db.read((db) =>
+    queryRows<Recipient & Pick<UserPresence, 'lastActiveTime' | 'lastConnectedTime'>>(
+      db,
+      Prisma.sql`
+      SELECT u."id", u."emailNotificationsBatchingPeriodSeconds", u."enableOfflineEmailNotifications",
+             u."wildcardMentionsNotify", u."enableFollowedTopicEmailNotifications",
+             u."enableFollowedTopicWildcardMentionsNotify", u."enableStreamEmailNotifications",
+             p."lastActiveTime", p."lastConnectedTime"
+      FROM "User" u LEFT JOIN "UserPresence" p ON p."userId" = u."id"
+      WHERE u."id" IN (${Prisma.join([...candidates])}) AND u."isActive" = true AND u."isBot" = false`,
+    ),
   );
   const followed = new Set(committed.followedBy);
   const muted = new Set(committed.mutedFor);
-  const presenceOf = new Map(presences.map((p) => [p.userId, p]));
   const wanted: WantedEmail[] = [];
   for (const user of users) {
-    if (isActiveAt(presenceOf.get(user.id), now)) continue;
+    if (isActiveAt(user, now)) continue;
     const f = committed.flagsOf(user.id);
     const sub = subscription.get(user.id);
     const trigger = emailTrigger({
@@ -232,22 +253,25 @@ async function keepEmailNotifications(
   await services.db.write(async (tx) => {
     // A message joins the batch already waiting for its person, as in Zulip:
     // it goes out with the earliest pending row, or after a full period.
-    const waiting = await tx.emailNotification.groupBy({
-      by: ['userId'],
-      where: { userId: { in: wanted.map((w) => w.user.id) }, claimToken: null },
-      _min: { dueAt: true },
+    const waiting = await queryRows<{ userId: number | bigint; dueAt: Date | string | number }>(
+      tx,
+      Prisma.sql`
+      SELECT "userId", MIN("dueAt") AS "dueAt" FROM "EmailNotification"
+      WHERE "userId" IN (${Prisma.join(wanted.map((w) => w.user.id))}) AND "claimToken" IS NULL
+      GROUP BY "userId"`,
+    );
+    // SQLite gives an aggregate of dates as stored, not as a date.
+    const dueOf = new Map(waiting.map((w) => [Number(w.userId), new Date(w.dueAt)]));
+    const rows = wanted.map(({ user, trigger }) => {
+      const dueAt =
+        dueOf.get(user.id) ??
+        new Date(now.getTime() + user.emailNotificationsBatchingPeriodSeconds * 1000);
+      return Prisma.sql`(${user.id}, ${messageId}, ${trigger}, ${dueAt})`;
     });
-    const dueOf = new Map(waiting.map((w) => [w.userId, w._min.dueAt]));
-    await tx.emailNotification.createMany({
-      data: wanted.map(({ user, trigger }) => ({
-        userId: user.id,
-        messageId,
-        trigger,
-        dueAt:
-          dueOf.get(user.id) ??
-          new Date(now.getTime() + user.emailNotificationsBatchingPeriodSeconds * 1000),
-      })),
-    });
+    await executeRows(
+      tx,
+      Prisma.sql`INSERT INTO "EmailNotification" ("userId", "messageId", "trigger", "dueAt") VALUES ${Prisma.join(rows)}`,
+    );
   });
 }
 

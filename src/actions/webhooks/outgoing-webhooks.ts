@@ -6,8 +6,8 @@
 // only. An endpoint that cannot be reached, or answers with an error status,
 // is tried three times; then the bot's owner gets a direct message from the
 // bot saying what went wrong.
-import type { Realm, User } from '../../../generated/prisma/sqlite/client';
-import type { Db } from '../../db/client';
+import { Prisma, type Realm, type User } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import type { Addressee } from '../../lib/messages/message-send';
 import type { MessageEventBody } from '../../events/queues';
 import { BotInterface, BotType } from '../../lib/users/bots';
@@ -53,6 +53,13 @@ export async function serviceCalls(
       (id) => id !== sender.id && recipientIds.includes(id),
     );
     if (candidates.length === 0) return [];
+    // Most mentions name people: a prepared statement answers whether any
+    // candidate is such a bot before their whole rows are read.
+    const any = await queryRows<{ id: number }>(
+      tx,
+      Prisma.sql`SELECT "id" FROM "User" WHERE "id" IN (${Prisma.join(candidates)}) AND "isBot" = true AND "isActive" = true AND "botType" = ${BotType.OUTGOING_WEBHOOK} LIMIT 1`,
+    );
+    if (any.length === 0) return [];
     const found = await tx.user.findMany({
       where: {
         id: { in: candidates },

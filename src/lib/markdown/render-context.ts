@@ -1,8 +1,8 @@
 // The lookups the Markdown renderer needs (users, groups, channels, custom
 // emoji and uploaded files named in the content), fetched in a few queries
 // before rendering so that rendering itself stays synchronous.
-import type { Realm } from '../../../generated/prisma/sqlite/client';
-import type { Db } from '../../db/client';
+import { Prisma, type Realm } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import { mentionCandidates, renderMarkdown, type RenderContext, type RenderResult } from '.';
 import { compileLinkifier } from './linkifiers';
 
@@ -33,59 +33,58 @@ export async function buildRenderContext(
   const wanted = mentionCandidates(content);
   const lowerNames = [...new Set(wanted.userNames.map((n) => n.toLowerCase()))];
   const uploadPathIds = [...new Set(Array.from(content.matchAll(UPLOAD_PATH), (m) => m[1]))];
+  const list = (values: (string | number)[]) => Prisma.sql`(${Prisma.join(values)})`;
   const [users, groups, streams, emoji, linkifiers, uploads] = await Promise.all([
     wanted.userNames.length || wanted.userIds.length
-      ? db.user.findMany({
-          where: {
-            realmId: realm.id,
-            isActive: true,
-            OR: [
-              { id: { in: wanted.userIds } },
-              ...(lowerNames.length ? [{ fullName: { in: [...new Set(wanted.userNames)] } }] : []),
+      ? queryRows<Person>(
+          db,
+          Prisma.sql`SELECT "id", "fullName" FROM "User" WHERE "realmId" = ${realm.id} AND "isActive" = true AND (${Prisma.join(
+            [
+              ...(wanted.userIds.length ? [Prisma.sql`"id" IN ${list(wanted.userIds)}`] : []),
+              ...(lowerNames.length
+                ? [Prisma.sql`"fullName" IN ${list([...new Set(wanted.userNames)])}`]
+                : []),
             ],
-          },
-          select: { id: true, fullName: true },
-        })
+            ' OR ',
+          )})`,
+        )
       : Promise.resolve([] as Person[]),
     wanted.groupNames.length
-      ? db.userGroup.findMany({
-          where: { realmId: realm.id, name: { in: wanted.groupNames }, deactivated: false },
-          select: { id: true, name: true },
-        })
+      ? queryRows<{ id: number; name: string | null }>(
+          db,
+          Prisma.sql`SELECT "id", "name" FROM "UserGroup" WHERE "realmId" = ${realm.id} AND "name" IN ${list(wanted.groupNames)} AND "deactivated" = false`,
+        )
       : Promise.resolve([] as { id: number; name: string | null }[]),
     wanted.streamNames.length
-      ? db.stream.findMany({
-          where: {
-            realmId: realm.id,
-            nameLower: { in: wanted.streamNames.map((n) => n.toLowerCase()) },
-          },
-          select: { id: true, name: true },
-        })
+      ? queryRows<Named>(
+          db,
+          Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "realmId" = ${realm.id} AND "nameLower" IN ${list(wanted.streamNames.map((n) => n.toLowerCase()))}`,
+        )
       : Promise.resolve([] as Named[]),
     wanted.emojiNames.length
-      ? db.realmEmoji.findMany({
-          where: { realmId: realm.id, name: { in: wanted.emojiNames }, deactivated: false },
-        })
+      ? queryRows<{ id: number; name: string; fileName: string }>(
+          db,
+          Prisma.sql`SELECT "id", "name", "fileName" FROM "RealmEmoji" WHERE "realmId" = ${realm.id} AND "name" IN ${list(wanted.emojiNames)} AND "deactivated" = false`,
+        )
       : Promise.resolve([]),
-    db.linkifier.findMany({
-      where: { realmId: realm.id },
-      orderBy: [{ order: 'asc' }, { id: 'asc' }],
-      select: { pattern: true, urlTemplate: true },
-    }),
+    queryRows<{ pattern: string; urlTemplate: string }>(
+      db,
+      Prisma.sql`SELECT "pattern", "urlTemplate" FROM "Linkifier" WHERE "realmId" = ${realm.id} ORDER BY "order", "id"`,
+    ),
     uploadPathIds.length
-      ? db.attachment.findMany({
-          where: { realmId: realm.id, pathId: { in: uploadPathIds } },
-          select: { pathId: true, contentType: true },
-        })
+      ? queryRows<{ pathId: string; contentType: string }>(
+          db,
+          Prisma.sql`SELECT "pathId", "contentType" FROM "Attachment" WHERE "realmId" = ${realm.id} AND "pathId" IN ${list(uploadPathIds)}`,
+        )
       : Promise.resolve([] as { pathId: string; contentType: string }[]),
   ]);
   // Names are matched case-insensitively; a second query catches other casings.
   const found = new Set(users.map((u) => u.fullName.toLowerCase()));
   if (lowerNames.some((n) => !found.has(n))) {
-    const all = await db.user.findMany({
-      where: { realmId: realm.id, isActive: true },
-      select: { id: true, fullName: true },
-    });
+    const all = await queryRows<Person>(
+      db,
+      Prisma.sql`SELECT "id", "fullName" FROM "User" WHERE "realmId" = ${realm.id} AND "isActive" = true`,
+    );
     for (const u of all)
       if (lowerNames.includes(u.fullName.toLowerCase()) && !users.some((x) => x.id === u.id))
         users.push(u);

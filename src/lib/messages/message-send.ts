@@ -11,6 +11,7 @@ import { ApiError, badRequest } from '../../errors';
 import { MAX_MESSAGE_LENGTH, SystemGroup } from '../constants';
 import { ChannelAccess, isGuest } from '../channels/stream-access';
 import { checkTopicAllowed, normalizeTopic, truncate } from '../channels/topics';
+import { containsAlertWord } from '../users/alert-words';
 
 /** A resolved destination. */
 export type Addressee =
@@ -231,4 +232,35 @@ export function topicParameter(params: { topic?: string; subject?: string }): st
     );
   }
   return params.topic ?? params.subject;
+}
+
+/**
+ * Who muted the sender (their copy arrives read), and which of `userIds` have
+ * an alert word in `content`: one statement for both, since every send asks
+ * (a row of MutedUser comes with a null word).
+ */
+export async function mutersAndAlerted(
+  db: Db,
+  realmId: number,
+  senderId: number,
+  userIds: number[],
+  content: string,
+): Promise<{ muters: Set<number>; alerted: Set<number> }> {
+  const rows = await queryRows<{ userId: number | bigint; word: string | null }>(
+    db,
+    Prisma.sql`
+    SELECT "userId", NULL AS "word" FROM "MutedUser" WHERE "mutedUserId" = ${senderId}
+    UNION ALL
+    SELECT "userId", "word" FROM "AlertWord" WHERE "realmId" = ${realmId}`,
+  );
+  const recipients = new Set(userIds);
+  const muters = new Set<number>();
+  const alerted = new Set<number>();
+  for (const row of rows) {
+    const userId = Number(row.userId);
+    if (row.word === null) muters.add(userId);
+    else if (recipients.has(userId) && !alerted.has(userId) && containsAlertWord(content, row.word))
+      alerted.add(userId);
+  }
+  return { muters, alerted };
 }

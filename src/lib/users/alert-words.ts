@@ -2,7 +2,8 @@
 // `has_alert_word` for the user who chose them. A word matches without regard
 // to case, and only as a whole: what comes before and after it must be the
 // message's edge, a space or a line break, or one of Zulip's punctuation marks.
-import type { Db } from '../../db/client';
+import { Prisma } from '../../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../../db/client';
 import type { StateProvider } from '../state';
 
 /** The longest alert word accepted, in characters. */
@@ -43,14 +44,16 @@ export async function usersAlerted(
   content: string,
 ): Promise<Set<number>> {
   const recipients = new Set(userIds);
-  const rows = await db.alertWord.findMany({
-    where: { realmId },
-    select: { userId: true, word: true },
-  });
+  const rows = await queryRows<{ userId: number | bigint; word: string }>(
+    db,
+    Prisma.sql`SELECT "userId", "word" FROM "AlertWord" WHERE "realmId" = ${realmId}`,
+  );
   const alerted = new Set<number>();
-  for (const { userId, word } of rows)
-    if (recipients.has(userId) && !alerted.has(userId) && containsAlertWord(content, word))
+  for (const row of rows) {
+    const userId = Number(row.userId);
+    if (recipients.has(userId) && !alerted.has(userId) && containsAlertWord(content, row.word))
       alerted.add(userId);
+  }
   return alerted;
 }
 

@@ -11,15 +11,6 @@ export async function mutedUsersOf(db: Db, userId: number) {
   }));
 }
 
-/** IDs of the users who muted `senderId`, among `userIds`. */
-export async function usersMuting(db: Db, senderId: number): Promise<Set<number>> {
-  const rows = await db.mutedUser.findMany({
-    where: { mutedUserId: senderId },
-    select: { userId: true },
-  });
-  return new Set(rows.map((r) => r.userId));
-}
-
 /** `muted_users`: the users the user muted. */
 export const mutedUsersState: StateProvider = async ({ db, user }) => ({
   muted_users: await mutedUsersOf(db, user.id),
