@@ -81,7 +81,11 @@ export async function readPresences(
   const host = realmHost(realm, query.externalUrl);
   for (const r of await cache.rows(db, realm.id)) {
     if (!r.shown) continue;
-    if (since ? r.lastUpdateId <= after : (r.lastConnectedTime?.getTime() ?? -Infinity) < connectedSince)
+    if (
+      since
+        ? r.lastUpdateId <= after
+        : (r.lastConnectedTime?.getTime() ?? -Infinity) < connectedSince
+    )
       continue;
     if (r.lastUpdateId > lastUpdateId) lastUpdateId = r.lastUpdateId;
     if (!entries) continue;
