@@ -8,7 +8,7 @@ import type { Followers } from './events/followers';
 import type { EventQueueStore } from './events/queues';
 import type { RedisLink } from './events/redis';
 import type { Authenticator } from './lib/users/credentials';
-import type { PresenceCache } from './lib/users/presence-cache';
+import type { PresenceCache } from './lib/presence-cache';
 import type { FileStore } from './lib/uploads/file-store';
 import type { Mailer } from './lib/mail/mailer';
 import type { RateLimiter } from './http/rate-limit';

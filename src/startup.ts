@@ -14,7 +14,7 @@ import { RedisLink } from './events/redis';
 import { noBroadcast, RedisBroadcast } from './events/broadcast';
 import { RedisQueueStore } from './events/redis-queues';
 import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
-import { PresenceCache } from './lib/users/presence-cache';
+import { PresenceCache } from './lib/presence-cache';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { doDeleteDueRealms } from './actions/realm/realm-deactivation';

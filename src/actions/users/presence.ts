@@ -43,7 +43,7 @@ function throttled(current: Current, status: 'active' | 'idle', now: Date): bool
 /**
  * Stores the report under the organization's next presence sequence number
  * (given out under the organization row's lock, so that numbers become
- * visible in order: see lib/users/presence-cache.ts); answers the stored times.
+ * visible in order: see lib/presence-cache.ts); answers the stored times.
  */
 async function storePresence(tx: Db, user: User, status: 'active' | 'idle', now: Date) {
   const [{ presenceLastUpdateId }] = await queryRows<{ presenceLastUpdateId: number | bigint }>(

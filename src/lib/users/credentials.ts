@@ -11,7 +11,7 @@ import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Database } from '../../db/client';
 import { noBroadcast, type Broadcast } from '../../events/broadcast';
 import { ApiError, unauthorized } from '../../errors';
-import type { PresenceCache } from './presence-cache';
+import type { PresenceCache } from '../presence-cache';
 
 /** The authenticated user and their organization. */
 export interface AuthUser {

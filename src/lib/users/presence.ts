@@ -5,7 +5,7 @@ import type { User, UserPresence } from '../../../generated/prisma/sqlite/client
 import type { Db } from '../../db/client';
 import type { StateProvider } from '../state';
 import type { Realm } from '../../../generated/prisma/sqlite/client';
-import type { PresenceCache } from './presence-cache';
+import type { PresenceCache } from '../presence-cache';
 import { apiEmail, realmHost } from './users';
 
 /** The client capability under which presence events carry the modern `presences` map. */
@@ -63,7 +63,7 @@ export interface PresenceQuery {
  * with `entries: false`, only that number (what a ping_only report answers).
  * Every member reports each minute and each report reads nearly everyone's
  * presence, so the rows come from the process's presence cache, brought up to
- * date with the changes since its last use (see presence-cache.ts).
+ * date with the changes since its last use (see lib/presence-cache.ts).
  */
 export async function readPresences(
   db: Db,

@@ -3,14 +3,14 @@
 // every row of its organization. Before each use, one small query brings an
 // organization's rows up to date: the rows whose sequence number is above the
 // highest seen. Sequence numbers are given out under the organization row's
-// lock (actions/users/presence.ts), so they become visible in order, and this
+// lock (src/actions/users/presence.ts), so they become visible in order, and this
 // holds with several processes on one database without any message between
 // them. Changes to users that leave their presence rows alone (deactivation,
 // presence_enabled, email, email visibility) reach the cache through the
 // Authenticator's forgetUser / forgetRealm, which mark rows stale; as a safety
 // net an organization's rows are read afresh every REBUILD_MS.
-import { Prisma } from '../../../generated/prisma/sqlite/client';
-import { queryRows, type Db } from '../../db/client';
+import { Prisma } from '../../generated/prisma/sqlite/client';
+import { queryRows, type Db } from '../db/client';
 
 /** A presence row with what the answers need of its user. */
 export interface CachedPresence {
