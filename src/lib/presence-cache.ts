@@ -91,17 +91,24 @@ class RealmPresences {
   update(db: Db): Promise<void> {
     if (this.queued) return this.queued;
     if (!this.running) return this.start(db);
-    this.queued = this.running.then(() => {
+    const next = () => {
       this.queued = null;
       return this.start(db);
-    });
+    };
+    this.queued = this.running.then(next, next);
     return this.queued;
   }
 
   private start(db: Db): Promise<void> {
-    const run = this.read(db).finally(() => {
-      if (this.running === run) this.running = null;
-    });
+    const run = this.read(db)
+      .catch((error: unknown) => {
+        // What the failed read was to bring in is unknown: read everything next time.
+        this.markAllStale();
+        throw error;
+      })
+      .finally(() => {
+        if (this.running === run) this.running = null;
+      });
     this.running = run;
     return run;
   }
