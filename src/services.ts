@@ -8,6 +8,7 @@ import type { Followers } from './events/followers';
 import type { EventQueueStore } from './events/queues';
 import type { RedisLink } from './events/redis';
 import type { Authenticator } from './lib/users/credentials';
+import type { PresenceCache } from './lib/presence-cache';
 import type { FileStore } from './lib/uploads/file-store';
 import type { Mailer } from './lib/mail/mailer';
 import type { RateLimiter } from './http/rate-limit';
@@ -23,6 +24,8 @@ export interface Services {
   /** The Redis shared by the server processes, when REDIS_URL is set. */
   redis: RedisLink | null;
   auth: Authenticator;
+  /** Each organization's presence rows, kept up to date before each use. */
+  presence: PresenceCache;
   /** Where uploaded files and custom emoji images are kept. */
   files: FileStore;
   /** Outgoing mail: the SMTP server of SMTP_URL, or the database's outbox. */

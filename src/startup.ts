@@ -14,6 +14,7 @@ import { RedisLink } from './events/redis';
 import { noBroadcast, RedisBroadcast } from './events/broadcast';
 import { RedisQueueStore } from './events/redis-queues';
 import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
+import { PresenceCache } from './lib/presence-cache';
 import { RateLimiter } from './http/rate-limit';
 import { messageEventHooks } from './lib/narrow/narrow-events';
 import { doDeleteDueRealms } from './actions/realm/realm-deactivation';
@@ -75,7 +76,8 @@ export async function createServices(
   const broadcast = redis
     ? new RedisBroadcast(redis, (error) => log.warn('broadcast failed', { error: String(error) }))
     : noBroadcast;
-  const auth = new Authenticator(db, undefined, broadcast);
+  const presence = new PresenceCache();
+  const auth = new Authenticator(db, undefined, broadcast, presence);
   await broadcast.listen(CREDENTIALS_TOPIC, (message) => auth.receive(message));
   const services: Services = {
     config,
@@ -83,6 +85,7 @@ export async function createServices(
     db,
     redis,
     auth,
+    presence,
     files: await openFileStore(config),
     mail: await openMailer(config, db, log),
     queues,

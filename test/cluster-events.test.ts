@@ -6,7 +6,7 @@
 import { usesRedis } from './support/redis';
 import type { ApiClient, Cast } from './support/server';
 import { TestCluster } from './support/cluster';
-import { parkedPolls, waitForParkedPolls, waitForParkedPollsAt } from './support/wait';
+import { parkedPolls, waitFor, waitForParkedPolls, waitForParkedPollsAt } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
@@ -162,6 +162,29 @@ describeCluster('event queues across processes', () => {
       params: { queue_id: queueId, last_event_id: -1, dont_block: true },
     });
     expect(res.body.events.map((e: { type: string }) => e.type)).toEqual(['typing', 'presence']);
+  });
+
+  test("a user deactivated through one process leaves the other's next presence answer", async () => {
+    const leaving = await a().createUser(cast.realm, { email: 'leaving@example.com' });
+    const report = (on: ApiClient, user: Cast['member']) =>
+      on.call('POST', '/users/me/presence', {
+        as: user,
+        params: { status: 'active', slim_presence: true },
+      });
+    await report(a(), leaving);
+    expect((await report(b(), cast.member)).body.presences).toHaveProperty([String(leaving.id)]);
+    const other = await a().createUser(cast.realm, { email: 'other@example.com' });
+    await report(a(), other);
+    // The other process reads the new report by its sequence number alone.
+    const seen = await report(b(), cast.member);
+    expect(seen.body.presences).toHaveProperty([String(other.id)]);
+    const res = await a().call('DELETE', `/users/${leaving.id}`, { as: cast.admin });
+    expect(res.status).toBe(200);
+    // The broadcast of the change may take a moment to reach the other process.
+    await waitFor("the deactivated user gone from the other process's answer", async () => {
+      const answer = await report(b(), cast.member);
+      return !(String(leaving.id) in answer.body.presences);
+    });
   });
 });
 

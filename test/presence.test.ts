@@ -220,6 +220,8 @@ test('history_limit_days leaves out users last connected before it', async () =>
       data: { lastConnectedTime: longAgo, lastActiveTime: longAgo },
     }),
   );
+  // Written behind the server's back: tell it, as the actions that change users do.
+  server.services.auth.forgetUser(away.id);
   const recent = await presence(cast.member, { status: 'active', slim_presence: true });
   expect(recent.body.presences).not.toHaveProperty(String(away.id));
   expect(recent.body.presences).toHaveProperty(String(cast.member.id));
@@ -232,4 +234,50 @@ test('history_limit_days leaves out users last connected before it', async () =>
     active_timestamp: Math.floor(longAgo.getTime() / 1000),
     idle_timestamp: Math.floor(longAgo.getTime() / 1000),
   });
+});
+
+test('a delta after another member reports holds exactly that member', async () => {
+  const reader = await server.createUser(cast.realm, { email: 'reader@example.com' });
+  const other = await server.createUser(cast.realm, { email: 'other@example.com' });
+  const first = await presence(reader, { status: 'active', last_update_id: -1 });
+  await presence(other, { status: 'active', ping_only: true });
+  // The reader's own report is within the throttle: nothing of theirs changed.
+  const delta = await presence(reader, {
+    status: 'active',
+    last_update_id: first.body.presence_last_update_id,
+  });
+  expect(Object.keys(delta.body.presences)).toEqual([String(other.id)]);
+  expect(delta.body.presence_last_update_id).toBeGreaterThan(first.body.presence_last_update_id);
+  const again = await presence(reader, {
+    status: 'active',
+    last_update_id: delta.body.presence_last_update_id,
+  });
+  expect(again.body.presences).toEqual({});
+  expect(again.body.presence_last_update_id).toBe(delta.body.presence_last_update_id);
+});
+
+test('a deactivated user leaves the next answer at once', async () => {
+  const leaving = await server.createUser(cast.realm, { email: 'leaving@example.com' });
+  await presence(leaving, { status: 'active', ping_only: true });
+  const before = await presence(cast.member, { status: 'active', slim_presence: true });
+  expect(before.body.presences).toHaveProperty(String(leaving.id));
+  await server.ok('DELETE', `/users/${leaving.id}`, { as: cast.admin });
+  const after = await presence(cast.member, { status: 'active', slim_presence: true });
+  expect(after.body.presences).not.toHaveProperty(String(leaving.id));
+  const legacy = await server.ok('GET', '/realm/presence', { as: cast.member });
+  expect(legacy.body.presences).toHaveProperty([cast.member.email]);
+  expect(legacy.body.presences).not.toHaveProperty([leaving.email]);
+});
+
+test('a user turning presence off leaves the next answer at once, and comes back turning it on', async () => {
+  const shy = await server.createUser(cast.realm, { email: 'toggling@example.com' });
+  await presence(shy, { status: 'active', ping_only: true });
+  const shown = await presence(cast.member, { status: 'active' });
+  expect(shown.body.presences).toHaveProperty([shy.email]);
+  await server.ok('PATCH', '/settings', { as: shy, params: { presence_enabled: false } });
+  const hidden = await presence(cast.member, { status: 'active' });
+  expect(hidden.body.presences).not.toHaveProperty([shy.email]);
+  await server.ok('PATCH', '/settings', { as: shy, params: { presence_enabled: true } });
+  const back = await presence(cast.member, { status: 'active' });
+  expect(back.body.presences[shy.email]).toEqual(shown.body.presences[shy.email]);
 });

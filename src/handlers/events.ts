@@ -53,6 +53,7 @@ export const registerQueue: Handler<'register-queue'> = async ({
       applyMarkdown: params.apply_markdown ?? false,
       includeSubscribers: params.include_subscribers ?? false,
       slimPresence: params.slim_presence ?? false,
+      presence: services.presence,
       clientCapabilities: params.client_capabilities ?? {},
     };
     const out: Record<string, unknown> = {};

@@ -19,6 +19,7 @@ export const updatePresence: Handler<'update-presence'> = async ({
   const { presences, lastUpdateId: newest } = await services.db.read((db) =>
     readPresences(
       db,
+      services.presence,
       realm,
       {
         lastUpdateId,
@@ -43,7 +44,7 @@ export const updatePresence: Handler<'update-presence'> = async ({
 /** Everyone's presence of the last two weeks, keyed by email, in the legacy form. */
 export const getPresence: Handler<'get-presence'> = async ({ services, realm }) => {
   const { presences } = await services.db.read((db) =>
-    readPresences(db, realm, {
+    readPresences(db, services.presence, realm, {
       lastUpdateId: null,
       historyLimitDays: 14,
       modern: false,

@@ -7,6 +7,7 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { NarrowTerm } from '../events/queues';
+import type { PresenceCache } from './presence-cache';
 import type { operations } from '../../generated/api';
 
 /**
@@ -40,6 +41,8 @@ export interface StateRequest {
   /** Subscriber lists for channels: none, all, or `partial` (see SubscriberListing). */
   includeSubscribers: SubscriberListing;
   slimPresence: boolean;
+  /** The process's presence rows (see lib/presence-cache.ts). */
+  presence: PresenceCache;
   clientCapabilities: Record<string, unknown>;
   /** The narrow the queue was registered with. */
   narrow: NarrowTerm[];

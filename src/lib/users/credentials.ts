@@ -4,12 +4,14 @@
 // parsing and the checks of the credentials (a tenth of the cost of a
 // long-poll request); every action that changes a user or an organization
 // drops the cached entries it affects (forgetUser / forgetRealm), in this
-// process at once and in the other server processes through a broadcast.
+// process at once and in the other server processes through a broadcast. The
+// same changes mark the users' rows stale in the presence cache.
 import { timingSafeEqual } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/sqlite/client';
 import type { Database } from '../../db/client';
 import { noBroadcast, type Broadcast } from '../../events/broadcast';
 import { ApiError, unauthorized } from '../../errors';
+import type { PresenceCache } from '../presence-cache';
 
 /** The authenticated user and their organization. */
 export interface AuthUser {
@@ -54,6 +56,8 @@ export class Authenticator {
     private readonly db: Database,
     private readonly ttlMs = 10_000,
     private readonly broadcast: Broadcast = noBroadcast,
+    /** Told of the same changes, to read the users' presence rows again. */
+    private readonly presence: PresenceCache | null = null,
   ) {}
 
   /** Whether `header` named a user lately (its answer is remembered). */
@@ -143,17 +147,20 @@ export class Authenticator {
     else {
       this.drops++;
       this.cache.clear();
+      this.presence?.forgetAll();
     }
   }
 
   private dropUser(userId: number): void {
     this.drops++;
+    this.presence?.forgetUser(userId);
     for (const [key, entry] of this.cache)
       if (entry.auth.user.id === userId) this.cache.delete(key);
   }
 
   private dropRealm(realmId: number): void {
     this.drops++;
+    this.presence?.forgetRealm(realmId);
     for (const [key, entry] of this.cache)
       if (entry.auth.realm.id === realmId) this.cache.delete(key);
   }

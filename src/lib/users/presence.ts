@@ -2,10 +2,10 @@
 // Zulip's two formats. Modern entries are keyed by user ID and carry the two
 // timestamps; legacy entries are keyed by email and carry a status per client.
 import type { User, UserPresence } from '../../../generated/prisma/sqlite/client';
-import { Prisma } from '../../../generated/prisma/sqlite/client';
-import { queryRows, type Db } from '../../db/client';
+import type { Db } from '../../db/client';
 import type { StateProvider } from '../state';
 import type { Realm } from '../../../generated/prisma/sqlite/client';
+import type { PresenceCache } from '../presence-cache';
 import { apiEmail, realmHost } from './users';
 
 /** The client capability under which presence events carry the modern `presences` map. */
@@ -58,85 +58,67 @@ export interface PresenceQuery {
   externalUrl: string;
 }
 
-/** A presence row as readPresences selects it, with what its key needs of the user. */
-interface PresenceRow {
-  userId: number | bigint;
-  lastActiveTime: Date | null;
-  lastConnectedTime: Date | null;
-  lastUpdateId: number | bigint;
-  email: string;
-  emailAddressVisibility: number | bigint;
-  dateJoined: Date;
-}
-
 /**
  * The presence data of an organization and the newest sequence number in it;
  * with `entries: false`, only that number (what a ping_only report answers).
- * Every member pinging each minute makes every ping read them all, so this
- * is one query of the columns the formats need, not a model query of whole
- * users.
+ * Every member reports each minute and each report reads nearly everyone's
+ * presence, so the rows come from the process's presence cache, brought up to
+ * date with the changes since its last use (see lib/presence-cache.ts).
  */
 export async function readPresences(
   db: Db,
+  cache: PresenceCache,
   realm: Pick<Realm, 'id' | 'stringId'>,
   query: PresenceQuery,
   { entries = true }: { entries?: boolean } = {},
 ) {
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0;
-  if (!since && query.historyLimitDays <= 0)
-    return {
-      presences: {} as Record<string, PresenceEntry>,
-      lastUpdateId: query.lastUpdateId ?? -1,
-    };
-  const where = Prisma.sql`FROM "UserPresence" p JOIN "User" u ON u."id" = p."userId"
-    WHERE p."realmId" = ${realm.id} AND u."isActive" = ${true} AND u."isBot" = ${false} AND u."presenceEnabled" = ${true}
-    AND ${
-      since
-        ? Prisma.sql`p."lastUpdateId" > ${query.lastUpdateId!}`
-        : Prisma.sql`p."lastConnectedTime" >= ${new Date(Date.now() - query.historyLimitDays * 86_400_000)}`
-    }`;
   const presences: Record<string, PresenceEntry> = {};
   let lastUpdateId = query.lastUpdateId ?? -1;
-  if (!entries) {
-    const [row] = await queryRows<{ newest: number | bigint | null }>(
-      db,
-      Prisma.sql`SELECT MAX(p."lastUpdateId") AS "newest" ${where}`,
-    );
-    if (row?.newest != null) lastUpdateId = Math.max(lastUpdateId, Number(row.newest));
-    return { presences, lastUpdateId };
-  }
-  const rows = await queryRows<PresenceRow>(
-    db,
-    Prisma.sql`SELECT p."userId", p."lastActiveTime", p."lastConnectedTime", p."lastUpdateId", u."email", u."emailAddressVisibility", u."dateJoined" ${where}`,
-  );
+  if (!since && query.historyLimitDays <= 0) return { presences, lastUpdateId };
+  const after = since ? query.lastUpdateId! : 0;
+  const connectedSince = since ? 0 : Date.now() - query.historyLimitDays * 86_400_000;
   const host = realmHost(realm, query.externalUrl);
-  for (const r of rows) {
-    const userId = Number(r.userId);
+  for (const r of await cache.rows(db, realm.id)) {
+    if (!r.shown) continue;
+    if (
+      since
+        ? r.lastUpdateId <= after
+        : (r.lastConnectedTime?.getTime() ?? -Infinity) < connectedSince
+    )
+      continue;
+    if (r.lastUpdateId > lastUpdateId) lastUpdateId = r.lastUpdateId;
+    if (!entries) continue;
     const row = {
       lastActiveTime: r.lastActiveTime,
       lastConnectedTime: r.lastConnectedTime,
       user: { dateJoined: r.dateJoined },
     };
     const key = query.modern
-      ? String(userId)
+      ? String(r.userId)
       : apiEmail(
           {
-            id: userId,
+            id: r.userId,
             email: r.email,
             isBot: false,
-            emailAddressVisibility: Number(r.emailAddressVisibility),
+            emailAddressVisibility: r.emailAddressVisibility,
           },
           host,
         );
     presences[key] = query.modern ? modernPresence(row) : legacyPresence(row);
-    lastUpdateId = Math.max(lastUpdateId, Number(r.lastUpdateId));
   }
   return { presences, lastUpdateId };
 }
 
 /** `presence`: everyone's presence, in the format the client asked for. */
-export const presenceState: StateProvider = async ({ db, realm, externalUrl, slimPresence }) => {
-  const { presences, lastUpdateId } = await readPresences(db, realm, {
+export const presenceState: StateProvider = async ({
+  db,
+  presence,
+  realm,
+  externalUrl,
+  slimPresence,
+}) => {
+  const { presences, lastUpdateId } = await readPresences(db, presence, realm, {
     lastUpdateId: null,
     historyLimitDays: 14,
     modern: slimPresence,
