@@ -220,7 +220,11 @@ function printDelivery(count: number, result: Awaited<ReturnType<typeof delivery
       `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n` +
       `  Redis commands per message (median, min-max over the messages): ${withSpread(result.perRound, 0)}; busiest: ${busiest}\n`,
   );
-  return figure(`redis commands per event, ${count} queues`, withSpread(result.perRound, 0), '<= 4');
+  return figure(
+    `redis commands per event, ${count} queues`,
+    withSpread(result.perRound, 0),
+    '<= 4',
+  );
 }
 
 async function scaling(env: Record<string, string>, owner: BenchUser): Promise<void> {
