@@ -213,7 +213,7 @@ async function search(
   const model = new Model();
   model.add([chat.info as BenchUser, ...chat.info.users!]);
   const users = model.users;
-  const setup = new Agent({ keepAlive: true, maxSockets: 16 });
+  let setup = new Agent({ keepAlive: true, maxSockets: 16 });
   const queues: Poll[] = [];
   let subscribedTo = 0;
 
@@ -222,6 +222,11 @@ async function search(
     if (users.length < n) {
       const started = performance.now();
       model.add(await addUsers(chat, n - users.length));
+      // Its connections sat idle while the users were made, maybe up to the
+      // server's keep-alive timeout, which a request sent as it closes them
+      // would meet: start afresh.
+      setup.destroy();
+      setup = new Agent({ keepAlive: true, maxSockets: 16 });
       process.stdout.write(
         `${label}: ${users.length} users, the newest created in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
       );
