@@ -98,19 +98,22 @@ export async function ownUserData(
   const profileData: ProfileData = {};
   for (const row of rows) {
     if (row.fieldId === null) max = row.maxMessageId;
-    else
-      profileData[String(row.fieldId)] = isRenderable(Number(row.fieldType))
-        ? { value: row.value, rendered_value: row.renderedValue ?? '' }
-        : { value: row.value };
+    else profileData[String(row.fieldId)] = profileValue(row);
   }
   return { maxMessageId: max === null ? -1 : Number(max), profileData };
+}
+
+/** One value of `profile_data`, with its rendering for the field types that have one. */
+function profileValue(row: { value: string; renderedValue: string | null; fieldType: number }) {
+  return isRenderable(Number(row.fieldType))
+    ? { value: row.value, rendered_value: row.renderedValue ?? '' }
+    : { value: row.value };
 }
 
 /** The `profile_data` of each of `userIds` (users without values are absent). */
 export async function profileDataOf(db: Db, userIds: number[]): Promise<Map<number, ProfileData>> {
   const out = new Map<number, ProfileData>();
   if (userIds.length === 0) return out;
-  // One statement (GET /users/me runs this on every call).
   const rows = await queryRows<{
     userId: number;
     fieldId: number;
@@ -127,9 +130,7 @@ export async function profileDataOf(db: Db, userIds: number[]): Promise<Map<numb
   for (const row of rows) {
     const userId = Number(row.userId);
     const data = out.get(userId) ?? {};
-    data[String(row.fieldId)] = isRenderable(Number(row.fieldType))
-      ? { value: row.value, rendered_value: row.renderedValue ?? '' }
-      : { value: row.value };
+    data[String(row.fieldId)] = profileValue(row);
     out.set(userId, data);
   }
   return out;
