@@ -3,7 +3,7 @@
 // picker, paste or drop, typing notices, and a draft kept per conversation.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, fileForm, ok } from './api';
-import { glyph, searchEmoji } from './emoji';
+import { glyph, searchEmoji, withGlyphs } from './emoji';
 import { changed, showError, state, useStore } from './store';
 
 /** Where a message goes. */
@@ -277,7 +277,7 @@ export function Compose() {
         <div
           class="preview content"
           aria-label="Preview"
-          dangerouslySetInnerHTML={{ __html: preview }}
+          dangerouslySetInnerHTML={{ __html: withGlyphs(preview) }}
         />
       ) : (
         <textarea

@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, ok } from './api';
 import { Avatar } from './Avatar';
 import { openCompose } from './Compose';
-import { glyph, popular, searchEmoji } from './emoji';
+import { glyph, popular, searchEmoji, withGlyphs } from './emoji';
 import { narrowHash } from './narrow';
 import { changed, dmKey, dmUserIds, showError, state, useStore, type Message } from './store';
 import { loadOlder, markSeen, openNarrow } from './view';
@@ -244,7 +244,7 @@ function MessageRow({ m, selected }: { m: Message; selected: boolean }) {
       {editing ? (
         <Editor m={m} onDone={() => setEditing(false)} />
       ) : (
-        <div class="content" dangerouslySetInnerHTML={{ __html: m.content }} />
+        <div class="content" dangerouslySetInnerHTML={{ __html: withGlyphs(m.content) }} />
       )}
       {grouped.size > 0 && (
         <div class="reactions">

@@ -36,6 +36,21 @@ export function glyph(code: string): string {
   }
 }
 
+/** A Unicode emoji in a message's HTML, as the server renders it: the span, its code, its `:name:` text. */
+const EMOJI_SPAN =
+  /(<span [^>]*class="emoji emoji-([0-9a-f]+(?:-[0-9a-f]+)*)"[^>]*>):[^<>]*:<\/span>/g;
+
+/**
+ * A message's HTML with each Unicode emoji shown as its glyph in place of
+ * its `:name:` text (the span keeps the name as its title and label).
+ */
+export function withGlyphs(html: string): string {
+  return html.replace(
+    EMOJI_SPAN,
+    (_all, open: string, code: string) => `${open}${glyph(code)}</span>`,
+  );
+}
+
 /** Emoji whose name starts with (then contains) `text`, at most `limit`. */
 export function searchEmoji(text: string, limit = 8): Emoji[] {
   const q = text.toLowerCase();
