@@ -1,6 +1,7 @@
 // Zulip's Unicode emoji names (src/lib/emoji/zulip-emoji-names.tsv) wherever a
 // name meets a code: every name and alias of the file is accepted by reactions
-// and Markdown; reactions and statuses are stored, read and sent in events
+// (found and checked as a reaction does, and every 20th emoji's names sent
+// through the API) and Markdown; reactions and statuses are stored, read and sent in events
 // under the canonical name; custom emoji named like a built-in one; the
 // `zulip` extra emoji as zulip_extra_emoji; and the migration that brings
 // rows written before to the same names.
@@ -10,6 +11,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Client } from 'pg';
 import type { User } from '../generated/prisma/sqlite/client';
 import { migrate } from '../src/db/migrate';
+import { storedEmojiName } from '../src/lib/emoji/emoji';
+import { checkEmoji, emojiByName } from '../src/lib/emoji/lookup';
 import { parseDatabaseUrl } from '../src/db/url';
 import { applyEvents } from './support/apply-events';
 import { TestServer, type Cast } from './support/server';
@@ -73,11 +76,12 @@ test('the data file holds 1,826 emoji and 1,061 aliases, every name once', () =>
   expect(table.find((e) => e.name === 'smile')?.code).toBe('1f642');
 });
 
+// Every 20th emoji, with its aliases.
+const everyTwentieth = table.filter((_, i) => i % 20 === 0);
 // The names are looked up in the data file, the same on either database: the
-// PostgreSQL project stores and renders a sample of them (every 20th emoji,
-// with its aliases).
-const sample =
-  process.env.TEST_DATABASE === 'postgresql' ? table.filter((_, i) => i % 20 === 0) : table;
+// PostgreSQL project looks up and renders a sample of them, and both send a
+// sample through the API as reactions.
+const sample = process.env.TEST_DATABASE === 'postgresql' ? everyTwentieth : table;
 
 describe('reactions', () => {
   test('thumbs_up, like and +1 are one reaction, stored, read and sent as +1', async () => {
@@ -158,7 +162,35 @@ describe('reactions', () => {
     expect(await reactionsOf(id)).toEqual([]);
   });
 
-  test('every name and alias of the data file reacts with its emoji, under the canonical name', async () => {
+  test('every name and alias of the data file is found as a reaction finds it, and stored under the canonical name', async () => {
+    // What a reaction (and a status) does with a name, done here directly
+    // for each name and alias (the 2,887 on SQLite), against the organization
+    // in the database: look it up, check the name against the code found, and
+    // take the name to store.
+    const refused: string[] = [];
+    await server.services.db.read(async (db) => {
+      for (const emoji of sample)
+        for (const name of [emoji.name, ...emoji.aliases]) {
+          try {
+            const found = await emojiByName(db, cast.realm.id, name);
+            await checkEmoji(db, cast.realm.id, name, found);
+            const stored = storedEmojiName(name, found);
+            if (
+              found.type !== 'unicode_emoji' ||
+              found.code !== emoji.code ||
+              stored !== emoji.name
+            )
+              refused.push(`${name}: ${stored} ${found.code} ${found.type}`);
+          } catch (error) {
+            refused.push(`${name}: ${(error as Error).message}`);
+          }
+        }
+    });
+    expect(refused).toEqual([]);
+  });
+
+  test('every 20th name of the data file, and its aliases, react through the API under the canonical name', async () => {
+    const sample = everyTwentieth;
     const id = await sendToChannel(server, cast.member, 'general', 'names', 'all of them');
     // One user reacts with each canonical name; the k-th alias of an emoji is
     // the k-th voter's reaction, so each alias must find its emoji's reaction.

@@ -281,6 +281,19 @@ async function allMessages(server: TestServer, as: User) {
   }
 }
 
+const sourceMessages = new Map<number, Promise<Record<string, unknown>[]>>();
+
+/**
+ * Every message `as` can fetch from the source server, fetched once: nothing
+ * changes the source's messages after beforeAll, and the tests compare with
+ * them several times.
+ */
+function messagesOfSource(as: User): Promise<Record<string, unknown>[]> {
+  let messages = sourceMessages.get(as.id);
+  if (!messages) sourceMessages.set(as.id, (messages = allMessages(source, as)));
+  return messages;
+}
+
 /** What a user sees of the organization, besides messages. */
 async function organizationView(server: TestServer, as: User) {
   const get = async (path: string, params: Record<string, unknown> = {}) => {
@@ -365,29 +378,34 @@ test('import-realm into a fresh database keeps every ID, and the API answers the
       files: 5,
       id_shifts: {},
     });
+    const imported = new Map<number, Record<string, unknown>[]>();
     for (const user of [cast.owner, cast.member, cast.guest]) {
-      const [before, after] = [await allMessages(source, user), await allMessages(server, user)];
+      const [before, after] = [await messagesOfSource(user), await allMessages(server, user)];
       expect(after.length).toBe(before.length);
       expect(after).toEqual(before);
+      imported.set(user.id, after);
     }
-    expect((await allMessages(server, cast.member)).length).toBeGreaterThan(BULK);
-    const edited = (await allMessages(server, cast.owner)).find((m) => m.subject === 'welcome')!;
+    expect(imported.get(cast.member.id)!.length).toBeGreaterThan(BULK);
+    const edited = imported.get(cast.owner.id)!.find((m) => m.subject === 'welcome')!;
     for (const s of [source, server])
       expect(
         ok(await s.call('GET', `/messages/${edited.id}/history`, { as: cast.member })).body,
       ).toEqual(
         ok(await source.call('GET', `/messages/${edited.id}/history`, { as: cast.member })).body,
       );
-    for (const user of [cast.owner, cast.member])
-      expect(await organizationView(server, user)).toEqual(await organizationView(source, user));
+    const views = new Map<number, Awaited<ReturnType<typeof organizationView>>>();
+    for (const user of [cast.owner, cast.member]) {
+      views.set(user.id, await organizationView(server, user));
+      expect(views.get(user.id)).toEqual(await organizationView(source, user));
+    }
     for (const upload of uploads)
       expect(await bytesAt(server, upload.path, cast.member)).toEqual(upload.bytes);
-    const emoji = (await organizationView(server, cast.member)).emoji as {
+    const emoji = views.get(cast.member.id)!.emoji as {
       emoji: Record<string, { source_url: string }>;
     };
     const [party] = Object.values(emoji.emoji);
     expect(await bytesAt(server, party.source_url)).toEqual(PNG);
-    const avatar = (await organizationView(server, cast.member)).me.avatar_url as string;
+    const avatar = views.get(cast.member.id)!.me.avatar_url as string;
     expect(avatar).toMatch(/^\/user_avatars\/\d+\/[0-9a-f]{40}\.png\?version=2$/);
     expect(await bytesAt(server, avatar)).toEqual(await bytesAt(source, avatar));
 
@@ -401,7 +419,7 @@ test('import-realm into a fresh database keeps every ID, and the API answers the
     // New rows get new IDs past the imported ones.
     const next = await sendToChannel(server, cast.member, 'general', 'new', 'after the import');
     expect(next).toBeGreaterThan(
-      Math.max(...(await allMessages(source, cast.member)).map((m) => m.id as number)),
+      Math.max(...(await messagesOfSource(cast.member)).map((m) => m.id as number)),
     );
   } finally {
     await server.stop();
@@ -461,7 +479,7 @@ test('import-realm next to another organization shifts IDs consistently', async 
       edits: (m.edit_history ?? []).map((e: Record<string, any>) => ids(e.user_id)),
     });
     for (const user of [cast.member, cast.guest]) {
-      const before = await allMessages(source, user);
+      const before = await messagesOfSource(user);
       const after = await allMessages(server, user);
       expect(after.map((m) => project(m, (id) => id))).toEqual(
         before.map((m) => project(m, (id) => newId.get(id)!)),

@@ -1,17 +1,71 @@
-// What the browser tests of the web client need: the client built (once, into
-// web/dist, safely when two test processes build at the same time), and a
+// What the browser tests of the web client need: the client built (into
+// web/dist, safely when two test processes build at the same time, and only
+// when its sources differ from those of the last build), and a
 // TCP relay at a fixed address in front of the test server, so that a
 // restarted server on a new port keeps the page's origin.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, renameSync, rmSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  mkdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
 
-/** Builds web/ into web/dist: into a folder of its own first, then moved in file by file. */
+/** What the web client's build reads (as scripts/run-built.mjs lists it), and the lock file. */
+const webInputs = [
+  'web/src',
+  'web/index.html',
+  'web/vite.config.mjs',
+  'web/tsconfig.json',
+  'generated/api.d.ts',
+  'package.json',
+  'package-lock.json',
+];
+
+/** A hash of the contents of `paths` under the root, files in name order. */
+function hashOf(paths: string[]): string {
+  const hash = createHash('sha256');
+  const add = (path: string) => {
+    const full = join(root, path);
+    if (!existsSync(full)) return hash.update(`${path}: none\n`);
+    if (statSync(full).isDirectory()) {
+      for (const entry of readdirSync(full).sort()) add(join(path, entry));
+      return hash;
+    }
+    return hash.update(`${path}: ${readFileSync(full).length}\n`).update(readFileSync(full));
+  };
+  for (const path of paths) add(path);
+  return hash.digest('hex');
+}
+
+/**
+ * Builds web/ into web/dist: into a folder of its own first, then moved in
+ * file by file. Skipped when web/dist holds a build of these very sources
+ * (the hash of what the build reads, written beside it): the suite's two
+ * projects build once between them.
+ */
 export function buildWebClient(): void {
+  const dist = join(root, 'web', 'dist');
+  const sources = hashOf(webInputs);
+  const record = join(dist, '.sources-sha256');
+  if (
+    existsSync(join(dist, 'index.html')) &&
+    existsSync(record) &&
+    readFileSync(record, 'utf8') === sources
+  )
+    return;
   const out = mkdtempSync(join(tmpdir(), 'web-build-'));
   try {
     execFileSync(
@@ -25,7 +79,6 @@ export function buildWebClient(): void {
       ],
       { cwd: root, stdio: 'pipe' },
     );
-    const dist = join(root, 'web', 'dist');
     mkdirSync(join(dist, 'web-assets'), { recursive: true });
     // Assets carry their content's hash in their names: copying one over itself changes nothing.
     cpSync(join(out, 'web-assets'), join(dist, 'web-assets'), { recursive: true });
@@ -33,6 +86,10 @@ export function buildWebClient(): void {
     const page = join(dist, `index.html.${process.pid}`);
     cpSync(join(out, 'index.html'), page);
     renameSync(page, join(dist, 'index.html'));
+    // Written last, and in one step: a build cut short leaves no record of it.
+    const written = `${record}.${process.pid}`;
+    writeFileSync(written, sources);
+    renameSync(written, record);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
