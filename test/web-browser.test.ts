@@ -222,8 +222,12 @@ describe('two people chat in the web client', () => {
   test('both sign in; a message to a channel and topic arrives live', async () => {
     a = await signIn(await newContext(), cast.member.email);
     b = await signIn(await newContext(), cast.member2.email);
-    await sendToDesign(a, 'greetings', 'Hello from the web');
+    await sendToDesign(a, 'greetings', 'Hello from the web :tada:');
     await message(b, 'Hello from the web').waitFor({ timeout: WAIT });
+    // A Unicode emoji shows as its glyph, its name kept as the title.
+    const tada = message(b, 'Hello from the web').locator('.content .emoji');
+    expect(await tada.textContent()).toBe('🎉');
+    expect(await tada.getAttribute('title')).toBe('tada');
     const group = b.locator('section.group', { has: message(b, 'Hello from the web') });
     expect(await group.locator('h3').textContent()).toContain('#design > greetings');
     expect(await message(b, 'Hello from the web').locator('.sender').textContent()).toBe(
