@@ -7,7 +7,6 @@
 // read a body is a 400 (malformed) or a 413 (too large) naming the limit.
 import { tmpdir } from 'node:os';
 import type Koa from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError, badRequest } from '../errors';
 import { MAX_FILE_UPLOAD_SIZE_MIB, fileTooLarge } from '../lib/uploads/uploads';
 import { MAX_FIELDS, parseUrlencoded, type FormFields } from './form';
@@ -131,38 +130,55 @@ export function requestBody(ctx: Koa.Context): RequestBody | undefined {
   return ctx.state.requestBody as RequestBody | undefined;
 }
 
+/**
+ * koa-body's multipart reader (formidable), made at the first multipart
+ * request: loading koa-body costs a third of a second, and most processes
+ * read no multipart body for a long while, or ever.
+ */
+let multipartReader: Promise<Koa.Middleware> | undefined;
+
+function multipartMiddleware(): Promise<Koa.Middleware> {
+  multipartReader ??= import('koa-body').then(({ HttpMethodEnum, koaBody }) =>
+    koaBody({
+      multipart: true,
+      urlencoded: false,
+      json: false,
+      text: false,
+      parsedMethods: [
+        HttpMethodEnum.POST,
+        HttpMethodEnum.PUT,
+        HttpMethodEnum.PATCH,
+        HttpMethodEnum.DELETE,
+      ],
+      formidable: {
+        maxFields: MAX_FIELDS,
+        maxFieldsSize: MAX_FORM_SIZE_MIB * 1024 * 1024,
+        maxFileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024,
+        allowEmptyFiles: true,
+        minFileSize: 0,
+        uploadDir: tmpdir(),
+        keepExtensions: true,
+        onPart: (part, handlePart) => {
+          // A part that names a file is a file, whatever its headers. Python's
+          // requests sends file parts without a Content-Type, which formidable
+          // would otherwise read as a text field; the stored type is then
+          // guessed from the file name.
+          if (
+            part.originalFilename !== null &&
+            part.originalFilename !== undefined &&
+            !part.mimetype
+          )
+            part.mimetype = 'application/octet-stream';
+          handlePart(part);
+        },
+      },
+    }),
+  );
+  return multipartReader;
+}
+
 /** Koa middleware reading the request body (see the top of this file). */
 export function bodyReader(): Koa.Middleware {
-  const multipart = koaBody({
-    multipart: true,
-    urlencoded: false,
-    json: false,
-    text: false,
-    parsedMethods: [
-      HttpMethodEnum.POST,
-      HttpMethodEnum.PUT,
-      HttpMethodEnum.PATCH,
-      HttpMethodEnum.DELETE,
-    ],
-    formidable: {
-      maxFields: MAX_FIELDS,
-      maxFieldsSize: MAX_FORM_SIZE_MIB * 1024 * 1024,
-      maxFileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024,
-      allowEmptyFiles: true,
-      minFileSize: 0,
-      uploadDir: tmpdir(),
-      keepExtensions: true,
-      onPart: (part, handlePart) => {
-        // A part that names a file is a file, whatever its headers. Python's
-        // requests sends file parts without a Content-Type, which formidable
-        // would otherwise read as a text field; the stored type is then
-        // guessed from the file name.
-        if (part.originalFilename !== null && part.originalFilename !== undefined && !part.mimetype)
-          part.mimetype = 'application/octet-stream';
-        handlePart(part);
-      },
-    },
-  });
   const noop = async () => undefined;
   const read: Koa.Middleware = async (ctx, next) => {
     const encoding = ctx.get('content-encoding').toLowerCase();
@@ -179,6 +195,7 @@ export function bodyReader(): Koa.Middleware {
     } else if (type === JSON_TYPE) {
       body = { type, value: parseJson(await readText(ctx)) };
     } else if (type === MULTIPART_TYPE) {
+      const multipart = await multipartMiddleware();
       try {
         await multipart(ctx, noop);
       } catch (error) {

@@ -3,7 +3,7 @@
 // blank-line-separated paragraph. TeX that KaTeX rejects is shown as written
 // in a <span class="tex-error">. The HTML KaTeX writes is trusted (it escapes
 // its input and `trust` is off) and bypasses the sanitizer; see trusted.ts.
-import katex from 'katex';
+import type Katex from 'katex';
 import type MarkdownIt from 'markdown-it';
 import { escapeHtml } from './html';
 import { trustedHtml } from './trusted';
@@ -61,8 +61,13 @@ function withClassicClasses(html: string): string {
   );
 }
 
+let katex: typeof Katex | undefined;
+
 /** KaTeX's HTML for `tex`, or undefined when it is not TeX that KaTeX accepts. */
 export function renderTex(tex: string, displayMode: boolean): string | undefined {
+  // Loaded at the first math (a tenth of a second): most processes render none.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  katex ??= require('katex') as typeof Katex;
   try {
     const html = katex.renderToString(tex, {
       displayMode,

@@ -15,7 +15,6 @@
 // upright by its EXIF orientation. Storing the upload as given was the other
 // choice: every message row would then load a picture of up to 5 MiB.
 import { randomBytes } from 'node:crypto';
-import sharp from 'sharp';
 import { ApiError } from '../../errors';
 
 /** Largest avatar upload, in MiB (Zulip's MAX_AVATAR_FILE_SIZE_MIB). */
@@ -79,6 +78,8 @@ export async function makeAvatarImages(
 ): Promise<void> {
   if (!acceptedTypes.has(contentType.toLowerCase())) throw badImage('Invalid image format');
   const undecodable = () => badImage('Could not decode image; did you upload an image file?');
+  // Loaded at the first image (a fifth of a second): most processes make none.
+  const { default: sharp } = await import('sharp');
   const image = sharp(source, { limitInputPixels: MAX_AVATAR_PIXELS, failOn: 'error' });
   const format = await image.metadata().then(
     (metadata) => metadata.format,
