@@ -1,7 +1,8 @@
 // The cache of compiled request validators (src/http/validators.ts): a start
 // that compiles them writes the cache, a start with the same inputs loads it,
 // the loaded validators judge every operation's requests exactly as the
-// compiled ones do, a damaged cache is only a slower start, and a server
+// compiled ones do, validators compiled on first use (as tests start servers)
+// are kept per operation, a damaged cache is only a slower start, and a server
 // started without `lazy` (as `npm start` runs it) refuses a bad parameter by
 // name.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,6 +91,34 @@ test('a damaged cache, or one missing an operation, is compiled anew and rewritt
   expect(second.validators.prepare(second.ids, partial)).toBe('compiled');
   expect(second.validators.of('send-message').length).toBeGreaterThan(0);
 }, 60_000);
+
+test('validators compiled on first use are kept per operation, and a later start loads them', async () => {
+  const folder = join(dir, 'operations');
+  const lazy = async () => {
+    const { api, takeCompilers } = await loadSpec(specPath);
+    return new RequestValidators(api, takeCompilers, undefined, folder);
+  };
+  const refused = { path: {}, query: {}, header: {}, cookie: {}, requestBody: { type: 7 } };
+  const ours = (await lazy()).of('send-message');
+  expect(ours.length).toBeGreaterThan(0);
+  const file = join(folder, 'send-message.js');
+  const written = readFileSync(file, 'utf8');
+  const theirs = (await lazy()).of('send-message');
+  expect(theirs).toHaveLength(ours.length);
+  for (let i = 0; i < ours.length; i++)
+    expect(theirs[i](structuredClone(refused))).toBe(ours[i](structuredClone(refused)));
+
+  // What a later start uses is the file: one that accepts everything is taken as it is.
+  writeFileSync(file, 'module.exports = [function () { return true; }];');
+  const planted = (await lazy()).of('send-message');
+  expect(planted).toHaveLength(1);
+  expect(planted[0](structuredClone(refused))).toBe(true);
+
+  // A damaged file is compiled anew and rewritten.
+  writeFileSync(file, 'module.exports = [');
+  expect((await lazy()).of('send-message')).toHaveLength(ours.length);
+  expect(readFileSync(file, 'utf8')).toBe(written);
+});
 
 test('the cache is named by what the validators come from', () => {
   const copy = join(dir, 'openapi.yaml');

@@ -72,11 +72,17 @@ export async function createApp(services: Services, options: AppOptions = {}): P
   // Every operation's validators are made ready now (from the cache when it
   // holds them), or with `lazy` (tests, which start many servers) compiled on
   // each operation's first request.
-  const validators = new RequestValidators(api, takeCompilers, services.log);
+  const cacheFile = validatorCacheFile(specPath, specModule);
+  const validators = new RequestValidators(
+    api,
+    takeCompilers,
+    services.log,
+    options.lazy ? cacheFile.replace(/\.js$/, '-operations') : null,
+  );
   if (!options.lazy)
     validators.prepare(
       operations.map((op) => op.operationId),
-      validatorCacheFile(specPath, specModule),
+      cacheFile,
     );
   const streams = newStreamStats();
   const { router, staticRoutes, serve } = buildRouter(

@@ -6,7 +6,8 @@
 // milliseconds. The file is named by a hash of everything the code comes
 // from: openapi.yaml, the server's reading of it (spec.js), and the versions of
 // Ajv and openapi-backend. A cache that cannot be read or written is only
-// a slower start.
+// a slower start. Servers that compile each operation's validators on its
+// first request (the suite's) keep them in one file per operation instead.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -36,7 +37,10 @@ export function validatorCacheFile(specPath: string, specModule: string): string
 
 /**
  * Each operation's request validators, compiled on first use (`of`), or all
- * at once (`prepare`), from the cache file when it holds them.
+ * at once (`prepare`), from the cache file when it holds them. Compiled on
+ * first use, each operation's are kept in a file of their own in
+ * `operationCache`, when given: a test run starts hundreds of servers, each
+ * meeting a few operations.
  */
 export class RequestValidators {
   private readonly compiled = new Map<string, ValidateFunction[]>();
@@ -46,13 +50,22 @@ export class RequestValidators {
     /** The Ajv instances openapi-backend created since the last call, in order. */
     private readonly takeCompilers: () => Ajv[],
     private readonly log?: Logger,
+    private readonly operationCache: string | null = null,
   ) {}
 
   /** The validators of one operation. */
   of(operationId: string): ValidateFunction[] {
     let validators = this.compiled.get(operationId);
     if (!validators) {
-      validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
+      const file = this.operationCache && join(this.operationCache, `${operationId}.js`);
+      const cached = file ? readCompiled<ValidateFunction[]>(file) : null;
+      if (Array.isArray(cached)) {
+        validators = cached;
+      } else {
+        const { validators: made, code } = this.compile(operationId, file !== null);
+        validators = made;
+        if (file && code) this.save(file, `'use strict';\nmodule.exports = ${code};\n`);
+      }
       this.compiled.set(operationId, validators);
     }
     return validators;
@@ -66,21 +79,33 @@ export class RequestValidators {
     if (cacheFile && this.load(operationIds, cacheFile)) return 'loaded';
     const modules: string[] = [];
     for (const operationId of operationIds) {
-      this.takeCompilers();
-      const validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
-      const compilers = this.takeCompilers();
+      const { validators, code } = this.compile(operationId, cacheFile !== null);
       this.compiled.set(operationId, validators);
-      if (compilers.length !== validators.length) cacheFile = null; // cannot pair code with functions
-      if (cacheFile)
-        modules.push(
-          `${JSON.stringify(operationId)}: [${validators
-            .map((validate, i) => wrapModule(standaloneCode(compilers[i], validate)))
-            .join(', ')}],`,
-        );
+      if (code === null) cacheFile = null;
+      else modules.push(`${JSON.stringify(operationId)}: ${code},`);
     }
     if (cacheFile)
       this.save(cacheFile, `'use strict';\nmodule.exports = {\n${modules.join('\n')}\n};\n`);
     return 'compiled';
+  }
+
+  /**
+   * Compiles one operation's validators and, with `withCode`, writes their
+   * code as an array expression (null when the code cannot be paired with
+   * the functions, or was not asked for).
+   */
+  private compile(
+    operationId: string,
+    withCode: boolean,
+  ): { validators: ValidateFunction[]; code: string | null } {
+    this.takeCompilers();
+    const validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
+    const compilers = this.takeCompilers();
+    if (!withCode || compilers.length !== validators.length) return { validators, code: null };
+    const code = `[${validators
+      .map((validate, i) => wrapModule(standaloneCode(compilers[i], validate)))
+      .join(', ')}]`;
+    return { validators, code };
   }
 
   private load(operationIds: string[], cacheFile: string): boolean {
