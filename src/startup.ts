@@ -10,9 +10,9 @@ import { migrate } from './db/migrate';
 import { QueueEventBus } from './events/bus';
 import { MemoryQueueStore } from './events/memory-queues';
 import type { EventQueueStore, QueueLimits } from './events/queues';
-import { RedisLink } from './events/redis';
+import type { RedisLink } from './events/redis';
 import { noBroadcast, RedisBroadcast } from './events/broadcast';
-import { RedisQueueStore } from './events/redis-queues';
+import type { RedisQueueStore } from './events/redis-queues';
 import { Authenticator, CREDENTIALS_TOPIC } from './lib/users/credentials';
 import { PresenceCache } from './lib/presence-cache';
 import { RateLimiter } from './http/rate-limit';
@@ -34,6 +34,33 @@ import { OutboxMailer } from './actions/mail/outbox';
 import { createLogger, type Logger } from './log';
 import type { Services } from './services';
 
+/**
+ * The Redis link and the event queues in it. Their modules (and ioredis) are
+ * loaded only here: a process without REDIS_URL never needs them.
+ */
+async function openRedis(
+  url: string,
+  keyPrefix: string,
+  limits: QueueLimits,
+  log: Logger,
+): Promise<{ redis: RedisLink; redisQueues: RedisQueueStore }> {
+  const [{ RedisLink }, { RedisQueueStore }] = await Promise.all([
+    import('./events/redis'),
+    import('./events/redis-queues'),
+  ]);
+  const redis = await RedisLink.connect(url, keyPrefix, (error) =>
+    log.warn('redis connection', { error: error.message }),
+  );
+  const redisQueues = await RedisQueueStore.open(
+    redis,
+    limits,
+    messageEventHooks,
+    (error) => log.error('event queue read failed', { error: String(error) }),
+    (what, fields) => log.warn(what, fields),
+  );
+  return { redis, redisQueues };
+}
+
 /** Migrates the database and creates the services for `config`. */
 export async function createServices(
   config: Config,
@@ -51,20 +78,9 @@ export async function createServices(
     maxEvents: config.queueMaxEvents,
     publishRetryMs: config.publishRetrySeconds * 1000,
   };
-  const redis = config.redisUrl
-    ? await RedisLink.connect(config.redisUrl, config.redisKeyPrefix, (error) =>
-        log.warn('redis connection', { error: error.message }),
-      )
-    : null;
-  const redisQueues = redis
-    ? await RedisQueueStore.open(
-        redis,
-        limits,
-        messageEventHooks,
-        (error) => log.error('event queue read failed', { error: String(error) }),
-        (what, fields) => log.warn(what, fields),
-      )
-    : null;
+  const { redis, redisQueues } = config.redisUrl
+    ? await openRedis(config.redisUrl, config.redisKeyPrefix, limits, log)
+    : { redis: null, redisQueues: null };
   const queues: EventQueueStore = redisQueues ?? new MemoryQueueStore(limits, messageEventHooks);
   const bus = new QueueEventBus(queues, (error) =>
     log.error('event publication failed', { error: String(error) }),
