@@ -12,6 +12,8 @@ import {
 import { fetchMessages, messagesMatchingNarrow } from '../lib/messages/message-fetch';
 import { flagList } from '../lib/messages/flags';
 import { presentMessages } from '../lib/messages/messages';
+import { presentMessagesJson } from '../lib/messages/message-json';
+import { jsonText } from '../events/queues';
 import { parseNarrow } from '../lib/narrow/narrow';
 import { realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
@@ -52,7 +54,7 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
       narrow: parseNarrow(params.narrow),
       messageIds: params.message_ids,
     });
-    const messages = await presentMessages(
+    const messages = await presentMessagesJson(
       db,
       user,
       realm,
@@ -65,12 +67,14 @@ export const getMessages: Handler<'get-messages'> = async ({ params, services, u
         allowEmptyTopicName: params.allow_empty_topic_name ?? false,
       },
       fetched.matches,
+      fetched.streamNames,
     );
     return { fetched, messages };
   });
   const { fetched, messages } = result;
   return {
-    messages,
+    // Written as JSON already (message-json.ts).
+    messages: jsonText(messages),
     found_anchor: fetched.foundAnchor,
     found_oldest: fetched.foundOldest,
     found_newest: fetched.foundNewest,

@@ -40,12 +40,22 @@ export function flagList(row: Partial<FlagColumns> | null | undefined): string[]
   return flags;
 }
 
-/** The flag list of flag columns packed as bits (bit i set: flagColumns[i]), or of no row (null). */
+/** The flag list of each combination of bits, and of no row (last); frozen, since they are shared. */
+const listsOfBits: readonly string[][] = [
+  ...Array.from({ length: 1 << flagColumns.length }, (_, bits) => {
+    const row: Partial<FlagColumns> = {};
+    flagColumns.forEach((column, bit) => (row[column] = (bits & (1 << bit)) !== 0));
+    return flagList(row);
+  }),
+  flagList(null),
+].map((list) => Object.freeze(list) as string[]);
+
+/**
+ * The flag list of flag columns packed as bits (bit i set: flagColumns[i]),
+ * or of no row (null): one list per combination, shared and frozen.
+ */
 export function flagsOfBits(bits: number | null): string[] {
-  if (bits === null) return flagList(null);
-  const row: Partial<FlagColumns> = {};
-  flagColumns.forEach((column, bit) => (row[column] = (bits & (1 << bit)) !== 0));
-  return flagList(row);
+  return listsOfBits[bits === null ? listsOfBits.length - 1 : bits];
 }
 
 /** Flags users may set, and the column of each (`collapsed` is accepted but not stored). */

@@ -38,6 +38,8 @@ export interface FetchResult {
   flags: Map<number, string[]>;
   /** Search highlights by message ID, when the narrow searches. */
   matches: Map<number, { match_content: string; match_subject: string }>;
+  /** The names of the channels the narrow named, by ID (presenting the messages need not read them). */
+  streamNames: Map<number, string>;
   foundAnchor: boolean;
   foundOldest: boolean;
   foundNewest: boolean;
@@ -214,6 +216,20 @@ export async function fetchMessages(
     ));
   }
 
+  const { messages, flags } = inOrder(ids, found);
+  const matches = matchesFor(messages, terms);
+  return {
+    messages,
+    flags,
+    matches,
+    streamNames: namedStreams(terms),
+    ...range,
+    historyLimited: false,
+  };
+}
+
+/** The messages of `ids` in order, from their rows, and the user's flags of each. */
+function inOrder(ids: number[], found: Map<number, Row>) {
   const messages: PresentedMessage[] = [];
   const flags = new Map<number, string[]>();
   for (const id of ids) {
@@ -225,7 +241,14 @@ export async function fetchMessages(
     messages.push(row);
     flags.set(id, flagsOfBits(row.umFlags === null ? null : Number(row.umFlags)));
   }
-  return { messages, flags, matches: matchesFor(messages, terms), ...range, historyLimited: false };
+  return { messages, flags };
+}
+
+/** The names of the channels a narrow's terms name, by ID. */
+function namedStreams(terms: ResolvedTerm[]): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const t of terms) if (t.kind === 'stream') names.set(t.streamId, t.stream.name);
+  return names;
 }
 
 /** Search highlights for every message when the narrow searches; empty otherwise. */

@@ -80,7 +80,10 @@ export type Person = Pick<
 >;
 
 /** Edit history filtered by the organization's visibility policy, or undefined when hidden. */
-function visibleEditHistory(raw: string | null, policy: string): EditHistoryEntry[] | undefined {
+export function visibleEditHistory(
+  raw: string | null,
+  policy: string,
+): EditHistoryEntry[] | undefined {
   if (!raw || policy === 'none') return undefined;
   const entries = JSON.parse(raw) as EditHistoryEntry[];
   if (policy === 'all') return entries;
@@ -102,14 +105,22 @@ export interface PresentLookups {
   reactionsOf: Map<number, ReactionObject[]>;
 }
 
-/** Reads the lookups that presenting `messages` needs, in three queries. */
-export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise<PresentLookups> {
+/**
+ * Reads the lookups that presenting `messages` needs, in three queries at
+ * most: the names of channels in `streamNames` (those a narrow named) are
+ * not read again.
+ */
+export async function loadLookups(
+  db: Db,
+  messages: PresentedMessage[],
+  streamNames: ReadonlyMap<number, string> = new Map(),
+): Promise<PresentLookups> {
   const people = new Set<number>();
   const streamIds = new Set<number>();
   for (const m of messages) {
     people.add(m.senderId);
-    if (m.streamId !== null) streamIds.add(m.streamId);
-    for (const id of dmParticipants(m.dmKey)) people.add(id);
+    if (m.streamId !== null && !streamNames.has(m.streamId)) streamIds.add(m.streamId);
+    if (m.dmKey !== null) for (const id of dmParticipants(m.dmKey)) people.add(id);
   }
   // Raw queries: this runs on every message fetch, and Prisma's query building
   // costs more than these lookups by primary key.
@@ -123,10 +134,12 @@ export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise
       db,
       Prisma.sql`SELECT "id", "email", "fullName", "isBot", "emailAddressVisibility", "avatarSource", "avatarVersion", "avatarHash", "realmId" FROM "User" WHERE "id" IN ${list(people)}`,
     ),
-    queryRows<{ id: number; name: string }>(
-      db,
-      Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`,
-    ),
+    streamIds.size
+      ? queryRows<{ id: number; name: string }>(
+          db,
+          Prisma.sql`SELECT "id", "name" FROM "Stream" WHERE "id" IN ${list(streamIds)}`,
+        )
+      : [],
     queryRows<Reaction>(
       db,
       Prisma.sql`SELECT * FROM "Reaction" WHERE "messageId" IN ${list(messages.map((m) => m.id))} ORDER BY "id"`,
@@ -145,7 +158,7 @@ export async function loadLookups(db: Db, messages: PresentedMessage[]): Promise
   }
   return {
     userById: new Map(users.map((u) => [u.id, u])),
-    streamName: new Map(streams.map((s) => [s.id, s.name])),
+    streamName: new Map([...streamNames, ...streams.map((s): [number, string] => [s.id, s.name])]),
     reactionsOf,
   };
 }
