@@ -141,4 +141,36 @@ describeOnPostgres('the statements of each connection', () => {
     expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe(1);
     expect(row.two).toBe(2);
   });
+
+  test("a transaction's statements asked side by side run one at a time, in the order asked", async () => {
+    const connection = await pool.connect();
+    try {
+      // Counts the queries sent to the connection while another runs on it.
+      let running = 0;
+      let overlapped = 0;
+      const query = connection.query.bind(connection) as (config: unknown) => Promise<unknown>;
+      (connection as unknown as { query: typeof query }).query = (config) => {
+        if (running > 0) overlapped++;
+        running++;
+        return query(config).finally(() => running--);
+      };
+      const statements = new PgStatements(pool).on(connection);
+      const answers = await Promise.all(
+        [3, 2, 1].map((n) =>
+          statements.rows<{ n: number }>(sql('SELECT $1::int AS "n" FROM pg_sleep(0.02)', n)),
+        ),
+      );
+      expect(answers).toEqual([[{ n: 3 }], [{ n: 2 }], [{ n: 1 }]]);
+      expect(overlapped).toBe(0);
+      // A failing statement does not stop the ones after it.
+      const [failed, after] = await Promise.allSettled([
+        statements.rows(sql('SELECT 1 / $1::int AS "n"', 0)),
+        statements.rows(sql('SELECT $1::int AS "n"', 7)),
+      ]);
+      expect(failed.status).toBe('rejected');
+      expect(after).toEqual({ status: 'fulfilled', value: [{ n: 7 }] });
+    } finally {
+      connection.release();
+    }
+  });
 });

@@ -113,11 +113,23 @@ export class PgStatements implements Statements {
     return (await this.execute(null, query)).result.rowCount ?? 0;
   }
 
-  /** The statements of a transaction, on its connection. */
+  /**
+   * The statements of a transaction, on its connection, run one at a time
+   * in the order asked: queries a transaction starts side by side (a
+   * Promise.all) would otherwise be queued on the connection by pg, which
+   * warns of it and will refuse it.
+   */
   on(connection: PoolClient): Statements {
+    let tail: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+      const next = tail.then(run, run);
+      tail = next.catch(() => undefined);
+      return next;
+    };
     return {
-      rows: <T>(query: RawQuery) => this.rowsOn<T>(connection, query),
-      run: async (query: RawQuery) => (await this.execute(connection, query)).result.rowCount ?? 0,
+      rows: <T>(query: RawQuery) => inTurn(() => this.rowsOn<T>(connection, query)),
+      run: (query: RawQuery) =>
+        inTurn(async () => (await this.execute(connection, query)).result.rowCount ?? 0),
     };
   }
 
