@@ -12,8 +12,8 @@
 //    Redis ran per message: its publication, the answers and the polls that
 //    follow (the calls of every command, those that scripts run included). It
 //    counts every client of that Redis: give the benchmark one of its own.
-//    Those of the polls' rate limits (one script, INCRBY and PTTL per request,
-//    PEXPIRE at a window's start) are counted apart: what remains is the
+//    Those of the requests' rate limits (a script running SET NX, INCRBY and
+//    PTTL per request, EXPIRE at a window's start) are counted apart: what remains is the
 //    event queues' work, printed per published event (per entry of the log;
 //    goal: 2 per process holding recipients). The same delivery to one
 //    process keeping its queues in memory (no Redis) gives the CPU time per
@@ -153,10 +153,13 @@ async function commandCalls(redis: Redis, logKey: string): Promise<Map<string, n
 /** The name under which commandCalls counts the log's entries. */
 const LOG_ENTRIES = 'log entries';
 
-/** The commands of the polls' rate limits among `calls`: per request a script, INCRBY and PTTL; PEXPIRE at a window's start. */
+/**
+ * The commands of the requests' rate limits among `calls`: per request a
+ * script running SET NX, INCRBY and PTTL; EXPIRE at a window's start.
+ */
 function rateLimitCalls(calls: Map<string, number>): number {
   const n = (name: string) => calls.get(name) ?? 0;
-  return 2 * n('incrby') + n('pttl') + n('pexpire');
+  return 3 * n('incrby') + n('pttl') + n('expire');
 }
 
 /** CPU seconds Redis has used so far (INFO cpu: user and system). */

@@ -275,9 +275,10 @@ describe('queue limits', () => {
         as: owner,
         params: { queue_id: body.queue_id, dont_block: true },
       });
-      expect(
-        withoutIds(res.body.events).map((e: { value?: unknown }) => e.value),
-      ).toEqual(['Asia/Seoul', 'Asia/Dubai']);
+      expect(withoutIds(res.body.events).map((e: { value?: unknown }) => e.value)).toEqual([
+        'Asia/Seoul',
+        'Asia/Dubai',
+      ]);
     });
   });
 });

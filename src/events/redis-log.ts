@@ -70,9 +70,7 @@ export function entryReaches(entry: LogEntry, options: QueueOptions): boolean {
     entry.users ??= new Set(data.u);
     return entry.users.has(options.userId);
   }
-  return (
-    options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId)
-  );
+  return options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId);
 }
 
 /** The hooks that finalize a publication's message event once per kind of queue. */

@@ -120,7 +120,13 @@ export class RedisQueueStore implements EventQueueStore {
     report: PublicationReport = () => undefined,
   ): Promise<RedisQueueStore> {
     defineScripts(link.command);
-    const last = (await link.command.xrevrange(link.key('log'), '+', '-', 'COUNT', 1)) as RawEntry[];
+    const last = (await link.command.xrevrange(
+      link.key('log'),
+      '+',
+      '-',
+      'COUNT',
+      1,
+    )) as RawEntry[];
     const window = new LogWindow(last.length > 0 ? eventId(last[0][0]) : 0, {
       maxEntries: WINDOW_ENTRIES,
       maxAgeMs: Math.min(WINDOW_MS, retentionMs(limits)),
