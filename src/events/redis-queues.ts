@@ -173,7 +173,15 @@ export class RedisQueueStore implements EventQueueStore {
       ],
     )) as string;
     const position = eventId(reg);
-    this.remember({ id, options, reg: position, held: position, gone: false, seenAt: Date.now() });
+    this.remember({
+      id,
+      options,
+      reg: position,
+      held: position,
+      gone: false,
+      seenAt: Date.now(),
+      quiet: null,
+    });
     return { id, lastEventId: -1 };
   }
 
@@ -210,7 +218,9 @@ export class RedisQueueStore implements EventQueueStore {
     // process's write may be in the log but not read here yet.
     if (dontBlock) await this.catchUp();
     const position = Math.max(after, queue.reg);
-    const older = position < this.window.start ? await this.entriesSince(position) : [];
+    const { quiet } = queue;
+    const from = quiet && position >= quiet.from && position < quiet.to ? quiet.to : position;
+    const older = from < this.window.start ? await this.entriesSince(from) : [];
     if (older === null) {
       await this.drop([queueId], []);
       return null;
@@ -218,12 +228,13 @@ export class RedisQueueStore implements EventQueueStore {
     // From here on nothing waits: no entry read meanwhile can be missed.
     if (queue.gone) return null;
     this.polled.add(queue);
-    const since = older.length > 0 ? older[older.length - 1].id : position;
+    const since = older.length > 0 ? older[older.length - 1].id : from;
     const events = this.eventsOf(queue, [...older, ...this.window.after(since)], position);
     if (events === null) {
       this.forget(queueId);
       return null;
     }
+    queue.quiet = events.length === 0 ? { from: position, to: this.window.last } : null;
     if (events.length > 0 || dontBlock) return events;
     if (this.draining) return follow ? null : events;
     const waiter = new Waiter(this, queue, position, follow);
@@ -379,6 +390,7 @@ export class RedisQueueStore implements EventQueueStore {
         held: null,
         gone: false,
         seenAt: 0,
+        quiet: null,
       };
       this.remember(queue);
     }

@@ -22,6 +22,13 @@ export interface CachedQueue {
   gone: boolean;
   /** When this process last recorded a poll of it in Redis (ms). */
   seenAt: number;
+  /**
+   * The log's entries after `from` up to `to` hold no event for it (as its
+   * last poll here found): a poll from a position in that range reads on
+   * from `to`, so that a quiet queue's stream, whose position stays behind
+   * the entries kept in memory, is not read again from Redis at each heartbeat.
+   */
+  quiet: { from: number; to: number } | null;
 }
 
 /** What answers a waiting poll: the store's answer (events, and whether the poll is over for good). */
