@@ -104,7 +104,7 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
         user,
         'GET',
         `/events?queue_id=${queueId}&last_event_id=${last}`,
-      ).catch((error: Error) => ({ code: error.message }));
+      ).catch((error: Error) => ({ code: error.message.split(': ').pop() }));
       inFlight--;
       if (res?.result !== 'success')
         errors.set(String(res?.code), (errors.get(String(res?.code)) ?? 0) + 1);

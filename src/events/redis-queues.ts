@@ -376,10 +376,8 @@ export class RedisQueueStore implements EventQueueStore {
       [this.link.key('log'), this.queueKey(queueId)],
       [userId, this.link.processId, take ? '1' : '0', queueId],
     )) as string[];
-    if (reply.length === 0) {
-      this.forget(queueId);
-      return null;
-    }
+    // Gone, or another user's: a gone queue's entry in the log tells every process.
+    if (reply.length === 0) return null;
     const [options, reg, taken] = reply;
     let queue = this.cache.get(queueId);
     if (!queue) {
