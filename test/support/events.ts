@@ -86,6 +86,12 @@ export function checkEvents(events: unknown[]): void {
   }
 }
 
+/** An event as GET /events answers it: its ID, and the fields of its type. */
+export interface QueueEvent {
+  id: number;
+  [field: string]: any;
+}
+
 /**
  * The events without their IDs, once their IDs are checked to increase. IDs
  * are consecutive in one process's memory, and positions in the shared log
