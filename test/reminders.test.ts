@@ -4,7 +4,6 @@
 // the scheduled-message run, as a direct message from Notification Bot.
 import { doDeliverScheduledMessages } from '../src/actions/messages/scheduled-messages';
 import { applyEvents } from './support/apply-events';
-import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
 import {
   eventsOf,
@@ -199,8 +198,9 @@ test('events applied to the initial state give what a fresh /register returns', 
   const b = await created({ message_id: directMessage, scheduled_delivery_timestamp: at });
   await server.ok('DELETE', `/reminders/${a}`, { as: user });
   const events = await eventsOf(server, user, initial.queue_id);
-  expect(withoutIds(events)).toEqual([
+  expect(events).toEqual([
     {
+      id: 0,
       type: 'reminders',
       op: 'add',
       reminders: [
@@ -208,13 +208,14 @@ test('events applied to the initial state give what a fresh /register returns', 
       ],
     },
     {
+      id: 1,
       type: 'reminders',
       op: 'add',
       reminders: [
         expect.objectContaining({ reminder_id: b, reminder_target_message_id: directMessage }),
       ],
     },
-    { type: 'reminders', op: 'remove', reminder_id: a },
+    { id: 2, type: 'reminders', op: 'remove', reminder_id: a },
   ]);
   const applied = applyEvents(initial, events).reminders;
   const fresh = await register(server, user, { fetch_event_types: ['reminders'], event_types: [] });
