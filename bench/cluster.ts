@@ -12,6 +12,13 @@
 //    Redis ran per message: its publication, the answers and the polls that
 //    follow (the calls of every command, those that scripts run included). It
 //    counts every client of that Redis: give the benchmark one of its own.
+//    Those of the requests' rate limits (a script running SET NX, INCRBY and
+//    PTTL per request, EXPIRE at a window's start) are counted apart: what remains is the
+//    event queues' work, printed per published event (per entry of the log;
+//    goal: 2 per process holding recipients). The same delivery to one
+//    process keeping its queues in memory (no Redis) gives the CPU time per
+//    delivered event to compare the servers' and Redis's with (goal: the
+//    memory store's at least 0.7 of theirs).
 //  - scaling: authenticated GET /users/me through `npm run cluster` with one
 //    worker, then two, under the same load (autocannon); prints both and the
 //    factor.
@@ -31,6 +38,7 @@ import {
   subscribeAll,
   summary,
   type BenchUser,
+  type Started,
 } from './load';
 import { figure, percentile, withSpread } from './open-loop';
 
@@ -82,6 +90,8 @@ async function registerQueues(
  */
 function pollAll(queues: BenchQueue[], agent: Agent) {
   const answered = new Map<number, number[]>();
+  /** Polls answered with an error, by code (or the request's failure). */
+  const errors = new Map<string, number>();
   let running = true;
   let inFlight = 0;
   const loops = queues.map(async ({ user, port, queueId }) => {
@@ -94,8 +104,10 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
         user,
         'GET',
         `/events?queue_id=${queueId}&last_event_id=${last}`,
-      ).catch(() => null);
+      ).catch((error: Error) => ({ code: error.message.split(': ').pop() }));
       inFlight--;
+      if (res?.result !== 'success')
+        errors.set(String(res?.code), (errors.get(String(res?.code)) ?? 0) + 1);
       const now = performance.now();
       for (const event of res?.events ?? []) {
         last = Math.max(last, event.id);
@@ -109,6 +121,7 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
   });
   return {
     answered,
+    errors,
     /** Whether every queue has a poll out. */
     allWaiting: () => inFlight === queues.length,
     stop: async () => {
@@ -128,16 +141,39 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
 
 /**
  * The calls of each command Redis has run so far (INFO commandstats), those
- * of INFO itself left out. Commands a script runs count as their own, beside
- * the script's EVALSHA.
+ * of INFO and XLEN (the benchmark's own) left out, and the length of the
+ * event log (as `log entries`). Commands a script runs count as their own,
+ * beside the script's EVALSHA.
  */
-async function commandCalls(redis: Redis): Promise<Map<string, number>> {
+async function commandCalls(redis: Redis, logKey: string): Promise<Map<string, number>> {
   const calls = new Map<string, number>();
   for (const [, name, n] of (await redis.info('commandstats')).matchAll(
     /^cmdstat_([^:]+):calls=(\d+)/gm,
   ))
-    if (name !== 'info') calls.set(name, Number(n));
+    if (name !== 'info' && name !== 'xlen') calls.set(name, Number(n));
+  calls.set(LOG_ENTRIES, await redis.xlen(logKey));
   return calls;
+}
+
+/** The name under which commandCalls counts the log's entries. */
+const LOG_ENTRIES = 'log entries';
+
+/**
+ * The commands of the requests' rate limits among `calls`: per request a
+ * script running SET NX, INCRBY and PTTL (EXPIRE at a window's start); per
+ * check without a hit, MULTI, GET, PTTL and EXEC.
+ */
+function rateLimitCalls(calls: Map<string, number>): number {
+  const n = (name: string) => calls.get(name) ?? 0;
+  // Checks without a hit (MULTI, GET, PTTL, EXEC) are rate limits' too.
+  return 3 * n('incrby') + n('pttl') + n('expire') + n('multi') + n('get') + n('exec');
+}
+
+/** CPU seconds Redis has used so far (INFO cpu: user and system). */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1]);
+  return seconds('used_cpu_user') + seconds('used_cpu_sys');
 }
 
 /** The calls of each command between two readings of commandCalls. */
@@ -147,7 +183,8 @@ function callsBetween(before: Map<string, number>, after: Map<string, number>) {
   return calls;
 }
 
-const sum = (calls: Map<string, number>) => [...calls.values()].reduce((a, b) => a + b, 0);
+const sum = (calls: Map<string, number>) =>
+  [...calls].reduce((total, [name, n]) => (name === LOG_ENTRIES ? total : total + n), 0);
 
 /** Waits (up to 30 s) until every queue has a poll out, then leaves the polls a moment to park. */
 async function untilAllWaiting(polls: ReturnType<typeof pollAll>): Promise<void> {
@@ -157,29 +194,43 @@ async function untilAllWaiting(polls: ReturnType<typeof pollAll>): Promise<void>
   await new Promise((done) => setTimeout(done, 300));
 }
 
+/** Where one delivery runs: its servers, and the Redis they share (none for the memory store). */
+interface Setup {
+  servers: Started[];
+  redis: Redis | null;
+  logKey: string;
+}
+
+/** The CPU time (microseconds) the servers and Redis have used so far. */
+async function cpuNow(setup: Setup): Promise<{ servers: number; redis: number }> {
+  const usages = await Promise.all(setup.servers.map((server) => server.usage()));
+  return {
+    servers: usages.reduce((total, u) => total + u.cpuAfter, 0),
+    redis: setup.redis ? (await redisCpu(setup.redis)) * 1e6 : 0,
+  };
+}
+
 /**
- * Sends `rounds` messages to `count` long-polled queues on the processes at
- * `ports`, one at a time once every poll waits again: the time from each send
- * to the last poll answered, the send's own time, and the Redis commands run
- * over each message's cycle (the send, its publication, the answers and the
- * polls that follow, up to the next send).
+ * Sends `rounds` messages to `count` long-polled queues on the servers of
+ * `setup`, one at a time once every poll waits again: the time from each
+ * send to the last poll answered, the send's own time, the Redis commands
+ * run over each message's cycle (the send, its publication, the answers and
+ * the polls that follow, up to the next send), and the CPU time per
+ * delivered event of the servers and of Redis.
  */
-async function delivery(
-  ports: number[],
-  owner: BenchUser,
-  users: BenchUser[],
-  redis: Redis,
-  count: number,
-) {
+async function delivery(setup: Setup, owner: BenchUser, users: BenchUser[], count: number) {
+  const ports = setup.servers.map((server) => server.info.port);
   const agent = new Agent({ keepAlive: true, maxSockets: count + 100 });
   const queues = await registerQueues(ports, agent, users, count);
   const polls = pollAll(queues, agent);
   const toLast: number[] = [];
   const sendTimes: number[] = [];
   const readings: Map<string, number>[] = [];
+  await untilAllWaiting(polls);
+  const cpuBefore = await cpuNow(setup);
   for (let round = 0; round <= rounds; round++) {
     await untilAllWaiting(polls);
-    readings.push(await commandCalls(redis));
+    if (setup.redis) readings.push(await commandCalls(setup.redis, setup.logKey));
     if (round === rounds) break;
     const started = performance.now();
     const sent = await call(ports[0], agent, owner, 'POST', '/messages', {
@@ -194,37 +245,65 @@ async function delivery(
       await new Promise((done) => setImmediate(done));
     const times = polls.answered.get(sent.id) ?? [];
     if (times.length < count)
-      throw new Error(`round ${round}: ${times.length} of ${count} polls answered`);
+      throw new Error(
+        `round ${round}: ${times.length} of ${count} polls answered; errors: ${JSON.stringify([...polls.errors])}`,
+      );
     toLast.push(Math.max(...times) - started);
   }
+  const cpuAfter = await cpuNow(setup);
   await polls.stop();
   agent.destroy();
-  const perRound = readings.slice(1).map((after, i) => sum(callsBetween(readings[i], after)));
-  const byCommand = callsBetween(readings[0], readings[rounds]);
-  return { toLast, sendTimes, perRound, byCommand };
+  const cycles = readings.slice(1).map((after, i) => callsBetween(readings[i], after));
+  const events = count * rounds;
+  return {
+    toLast,
+    sendTimes,
+    perRound: cycles.map(sum),
+    /** Per published event (entry of the log): the commands of each cycle but the rate limits'. */
+    perEvent: cycles.map(
+      (calls) => (sum(calls) - rateLimitCalls(calls)) / Math.max(1, calls.get(LOG_ENTRIES) ?? 0),
+    ),
+    byCommand: setup.redis ? callsBetween(readings[0], readings[rounds]) : new Map(),
+    cpuPerEvent: {
+      servers: (cpuAfter.servers - cpuBefore.servers) / events,
+      redis: (cpuAfter.redis - cpuBefore.redis) / events,
+    },
+  };
 }
 
 /** Prints one delivery's times, and the Redis commands per message with the busiest commands. */
-function printDelivery(count: number, result: Awaited<ReturnType<typeof delivery>>): string {
+function printDelivery(
+  count: number,
+  result: Awaited<ReturnType<typeof delivery>>,
+  memory: Awaited<ReturnType<typeof delivery>>,
+): string[] {
   const toLast = [...result.toLast].sort((a, b) => a - b);
   const sendTimes = [...result.sendTimes].sort((a, b) => a - b);
   const ms = (n: number) => `${n.toFixed(1)} ms`;
   const busiest = [...result.byCommand]
+    .filter(([name]) => name !== LOG_ENTRIES)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
-    .map(([name, n]) => `${name} ${(n / rounds).toFixed(0)}`)
+    .map(([name, n]) => `${name} ${(n / rounds).toFixed(1)}`)
     .join(', ');
+  const entries = ((result.byCommand.get(LOG_ENTRIES) ?? 0) / rounds).toFixed(1);
+  const cpu = result.cpuPerEvent;
+  const cpuRatio = memory.cpuPerEvent.servers / (cpu.servers + cpu.redis);
   process.stdout.write(
     `delivery of one message to ${count} waiting queues on 2 processes, ${rounds} messages\n` +
       `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}   (goal < 50 ms)\n` +
       `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n` +
-      `  Redis commands per message (median, min-max over the messages): ${withSpread(result.perRound, 0)}; busiest: ${busiest}\n`,
+      `  Redis commands per message, rate limits of the polls included (median, min-max over the messages): ${withSpread(result.perRound, 0)}; log entries per message ${entries}; busiest: ${busiest}\n` +
+      `  CPU per delivered event: servers ${cpu.servers.toFixed(1)} us + Redis ${cpu.redis.toFixed(1)} us; one process with the memory store ${memory.cpuPerEvent.servers.toFixed(1)} us\n`,
   );
-  return figure(
-    `redis commands per event, ${count} queues`,
-    withSpread(result.perRound, 0),
-    '<= 4',
-  );
+  return [
+    figure(
+      `redis commands per published event, ${count} queues on 2 processes`,
+      withSpread(result.perEvent, 1),
+      '<= 4',
+    ),
+    `cpu per delivered event, ${count} queues, memory store / 2 processes and Redis: ratio ${cpuRatio.toFixed(2)} (goal >= 0.7)`,
+  ];
 }
 
 async function scaling(env: Record<string, string>, owner: BenchUser): Promise<void> {
@@ -281,17 +360,30 @@ async function main(): Promise<void> {
   const owner = first.info as BenchUser;
   try {
     const second = await startServer('peer', env);
+    // One process keeping its queues in memory, on the same database, for comparison.
+    const alone = await startServer('peer', { ...env, REDIS_URL: '' });
     const redis = new Redis(redisUrl);
     try {
-      const ports = [first.info.port, second.info.port];
-      await subscribeAll(ports[0], new Agent(), owner, 'bench', first.info.users!);
-      for (const count of queueCounts)
-        figures.push(
-          printDelivery(count, await delivery(ports, owner, first.info.users!, redis, count)),
-        );
+      const users = first.info.users!;
+      await subscribeAll(first.info.port, new Agent(), owner, 'bench', users);
+      const shared = { servers: [first, second], redis, logKey: `${env.REDIS_KEY_PREFIX}log` };
+      const memory = { servers: [alone], redis: null, logKey: '' };
+      for (const count of queueCounts) {
+        // A machine too small for a number of queues fails it; the others are still measured.
+        try {
+          const result = await delivery(shared, owner, users, count);
+          figures.push(
+            ...printDelivery(count, result, await delivery(memory, owner, users, count)),
+          );
+        } catch (error) {
+          figures.push(`delivery to ${count} queues failed: ${(error as Error).message}`);
+          process.stdout.write(`${figures[figures.length - 1]}\n`);
+        }
+      }
     } finally {
       redis.disconnect();
       second.child.kill('SIGTERM');
+      alone.child.kill('SIGTERM');
     }
     first.child.kill('SIGTERM');
     await scaling(env, owner);

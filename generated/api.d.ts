@@ -288,7 +288,10 @@ export interface paths {
         /**
          * Get events from an event queue
          * @description Returns the queue's events with IDs above `last_event_id`, dropping
-         *     the ones at or below it as acknowledged. With none waiting, the
+         *     the ones at or below it as acknowledged. Event IDs increase within a
+         *     queue but may skip numbers: with several server processes sharing
+         *     Redis, an event's ID is its position in the one log of every queue's
+         *     events (a number of up to 16 digits). With none waiting, the
          *     request waits until an event arrives or about 50 seconds pass, when
          *     a `heartbeat` event answers it; with `dont_block` it answers at once.
          *     An unknown or expired queue answers `BAD_EVENT_QUEUE_ID`.

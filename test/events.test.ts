@@ -3,6 +3,7 @@
 // size bounds, and events applied to the initial state.
 import { ZULIP_FEATURE_LEVEL } from '../src/lib/constants';
 import { applyEvents } from './support/apply-events';
+import { withoutIds } from './support/events';
 import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
 import { TestServer, type Cast } from './support/server';
 
@@ -89,14 +90,10 @@ describe('GET /events', () => {
       params: { queue_id, last_event_id: -1 },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      result: 'success',
-      msg: '',
-      queue_id,
-      events: [
-        { id: 0, type: 'user_settings', op: 'update', property: 'enter_sends', value: true },
-      ],
-    });
+    expect(res.body).toEqual({ result: 'success', msg: '', queue_id, events: expect.any(Array) });
+    expect(withoutIds(res.body.events)).toEqual([
+      { type: 'user_settings', op: 'update', property: 'enter_sends', value: true },
+    ]);
   });
 
   test('waits for the next event when there is none', async () => {
@@ -112,8 +109,8 @@ describe('GET /events', () => {
       params: { timezone: 'Africa/Cairo' },
     });
     const res = await poll;
-    expect(res.body.events).toEqual([
-      { id: 0, type: 'user_settings', op: 'update', property: 'timezone', value: 'Africa/Cairo' },
+    expect(withoutIds(res.body.events)).toEqual([
+      { type: 'user_settings', op: 'update', property: 'timezone', value: 'Africa/Cairo' },
     ]);
   });
 
@@ -123,7 +120,8 @@ describe('GET /events', () => {
       as: cast.moderator,
       params: { queue_id, last_event_id: -1 },
     });
-    expect(res.body.events).toEqual([{ id: 0, type: 'heartbeat' }]);
+    expect(res.body.events).toEqual([{ id: expect.any(Number), type: 'heartbeat' }]);
+    expect(res.body.events[0].id).toBeGreaterThan(-1);
   });
 
   test('with dont_block answers at once even with nothing to say', async () => {
@@ -143,17 +141,18 @@ describe('GET /events', () => {
       as: cast.admin,
       params: { queue_id, last_event_id: -1 },
     });
-    expect(first.body.events.map((e: { id: number }) => e.id)).toEqual([0, 1]);
+    const [one, two] = first.body.events.map((e: { id: number }) => e.id);
+    expect(withoutIds(first.body.events)).toHaveLength(2);
     const rest = await server.call('GET', '/events', {
       as: cast.admin,
-      params: { queue_id, last_event_id: 0, dont_block: true },
+      params: { queue_id, last_event_id: one, dont_block: true },
     });
     expect(rest.body.events).toEqual([
-      { id: 1, type: 'user_settings', op: 'update', property: 'enter_sends', value: false },
+      { id: two, type: 'user_settings', op: 'update', property: 'enter_sends', value: false },
     ]);
     const none = await server.call('GET', '/events', {
       as: cast.admin,
-      params: { queue_id, last_event_id: 1, dont_block: true },
+      params: { queue_id, last_event_id: two, dont_block: true },
     });
     expect(none.body.events).toEqual([]);
   });
@@ -169,9 +168,8 @@ describe('GET /events', () => {
       as: cast.owner,
       params: { queue_id, last_event_id: -1, dont_block: true },
     });
-    expect(res.body.events).toEqual([
+    expect(withoutIds(res.body.events)).toEqual([
       {
-        id: 0,
         type: 'realm_user',
         op: 'update',
         person: { user_id: cast.owner.id, full_name: 'Olivia Owner-Smith' },
@@ -189,9 +187,8 @@ describe('GET /events', () => {
       as: cast.guest,
       params: { queue_id, last_event_id: -1, dont_block: true },
     });
-    expect(res.body.events).toEqual([
+    expect(withoutIds(res.body.events)).toEqual([
       {
-        id: 0,
         type: 'realm_user',
         op: 'update',
         person: { user_id: cast.member.id, full_name: 'Prince Hamlet' },
@@ -278,9 +275,9 @@ describe('queue limits', () => {
         as: owner,
         params: { queue_id: body.queue_id, dont_block: true },
       });
-      expect(res.body.events.map((e: { id: number; value: string }) => [e.id, e.value])).toEqual([
-        [1, 'Asia/Seoul'],
-        [2, 'Asia/Dubai'],
+      expect(withoutIds(res.body.events).map((e: { value?: unknown }) => e.value)).toEqual([
+        'Asia/Seoul',
+        'Asia/Dubai',
       ]);
     });
   });

@@ -9,6 +9,7 @@ import type { User } from '../generated/prisma/sqlite/client';
 import { loadConfig } from '../src/config';
 import { Role, SystemGroup } from '../src/lib/constants';
 import { readOutbox } from '../src/lib/mail/outbox';
+import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register, streamId, subscribe } from './streams-fixtures';
 
@@ -134,8 +135,8 @@ describe('sending email invitations', () => {
       queues.set(u, (await register(server, u, { event_types: ['invites_changed'] })).queue_id);
     await invite(cast.member, { invitee_emails: 'dave@example.org' });
     for (const u of [cast.owner, cast.admin, cast.member])
-      expect(await eventsOf(server, u, queues.get(u)!)).toEqual([
-        { id: 0, type: 'invites_changed' },
+      expect(withoutIds(await eventsOf(server, u, queues.get(u)!))).toEqual([
+        { type: 'invites_changed' },
       ]);
     expect(await eventsOf(server, cast.member2, queues.get(cast.member2)!)).toEqual([]);
   });
@@ -463,8 +464,8 @@ describe('resending and revoking email invitations', () => {
     const queue = (await register(server, cast.member, { event_types: ['invites_changed'] }))
       .queue_id;
     expect((await server.call('DELETE', `/invites/${ned}`, { as: cast.admin })).status).toBe(200);
-    expect(await eventsOf(server, cast.member, queue)).toEqual([
-      { id: 0, type: 'invites_changed' },
+    expect(withoutIds(await eventsOf(server, cast.member, queue))).toEqual([
+      { type: 'invites_changed' },
     ]);
     expect((await server.call('DELETE', `/invites/${ola}`, { as: cast.member })).status).toBe(200);
     expectError(

@@ -3,6 +3,7 @@
 // to the /register state.
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
+import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
 import { expectRefusal } from './streams-fixtures';
 
@@ -171,26 +172,23 @@ describe('events', () => {
       as: cast.member,
       params: { queue_id: state.queue_id, last_event_id: -1, dont_block: true },
     });
-    expect(body.events).toEqual([
+    expect(withoutIds(body.events)).toEqual([
       {
-        id: 0,
         type: 'realm_domains',
         op: 'add',
         realm_domain: { domain: 'a.example.com', allow_subdomains: false },
       },
       {
-        id: 1,
         type: 'realm_domains',
         op: 'add',
         realm_domain: { domain: 'b.example.com', allow_subdomains: true },
       },
       {
-        id: 2,
         type: 'realm_domains',
         op: 'change',
         realm_domain: { domain: 'a.example.com', allow_subdomains: true },
       },
-      { id: 3, type: 'realm_domains', op: 'remove', domain: 'b.example.com' },
+      { type: 'realm_domains', op: 'remove', domain: 'b.example.com' },
     ]);
     const fresh = (await register(cast.member)).body;
     expect(applyEvents(state, body.events).realm_domains).toEqual(fresh.realm_domains);

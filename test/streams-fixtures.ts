@@ -2,6 +2,7 @@
 // goes through HTTP like any client, and fails loudly when a step it relies
 // on does not succeed.
 import type { User } from '../generated/prisma/sqlite/client';
+import type { QueueEvent } from './support/events';
 import type { TestServer } from './support/server';
 
 /** Subscribes `as` (or `principals`) to channels, creating them with `settings`; returns the body. */
@@ -98,7 +99,7 @@ export async function eventsOf(
   server: TestServer,
   as: User,
   queueId: string,
-): Promise<Record<string, any>[]> {
+): Promise<QueueEvent[]> {
   const res = await server.call('GET', '/events', {
     as,
     params: { queue_id: queueId, last_event_id: -1, dont_block: true },

@@ -3,6 +3,7 @@
 // changing a channel, and the stream events those send.
 import type { User } from '../generated/prisma/sqlite/client';
 import { applyEvents } from './support/apply-events';
+import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
 import {
   eventsOf,
@@ -335,9 +336,8 @@ describe('archiving and changing a channel', () => {
     });
     const legacy = await register(server, cast.member2, { event_types: ['stream'] });
     expect((await server.call('DELETE', `/streams/${id}`, { as: cast.member })).status).toBe(200);
-    expect(await eventsOf(server, cast.member2, modern.queue_id)).toEqual([
+    expect(withoutIds(await eventsOf(server, cast.member2, modern.queue_id))).toEqual([
       {
-        id: 0,
         type: 'stream',
         op: 'update',
         stream_id: id,
@@ -347,9 +347,8 @@ describe('archiving and changing a channel', () => {
       },
     ]);
     // Clients without the archived_channels capability see the channel go.
-    expect(await eventsOf(server, cast.member2, legacy.queue_id)).toEqual([
+    expect(withoutIds(await eventsOf(server, cast.member2, legacy.queue_id))).toEqual([
       {
-        id: 0,
         type: 'stream',
         op: 'delete',
         streams: [{ stream_id: id }],
@@ -411,9 +410,8 @@ describe('archiving and changing a channel', () => {
       ).status,
     ).toBe(200);
     const events = await eventsOf(server, cast.member2, state.queue_id);
-    expect(events).toEqual([
+    expect(withoutIds(events)).toEqual([
       {
-        id: 0,
         type: 'stream',
         op: 'update',
         stream_id: id,
@@ -423,7 +421,6 @@ describe('archiving and changing a channel', () => {
         rendered_description: '<p>New text</p>',
       },
       {
-        id: 1,
         type: 'stream',
         op: 'update',
         stream_id: id,

@@ -1,7 +1,9 @@
 // Event queues: one per registered client. Actions publish events to users
 // after their transaction commits; each of the user's queues that asked for
-// that event type keeps a copy with its own ID. A long-poll waits on its queue
-// without holding any database connection.
+// that event type gets it with an ID that increases within the queue (in one
+// process's memory, the queue's own count; with Redis, the event's position
+// in the log every queue reads). A long-poll waits on its queue without
+// holding any database connection.
 //
 // This file holds what every queue store shares: the shapes of queues, events
 // and publications (all plain data, so that they can travel between
@@ -250,7 +252,10 @@ export interface QueueLimits {
 export interface QueueStats {
   /** Live event queues. */
   queues: number;
-  /** Events held in them, not yet acknowledged by their clients. */
+  /**
+   * Events held for them: in memory, those not yet acknowledged by their
+   * clients; with Redis, the entries of the shared log (which every queue reads).
+   */
   events: number;
   /** Polls of this process waiting for an event. */
   waitingPolls: number;

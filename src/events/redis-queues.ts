@@ -1,26 +1,29 @@
 // Event queues in the Redis every server process shares (REDIS_URL): any
-// process can register, poll, acknowledge and delete any queue, and losing a
-// process loses no queue. The layout of the keys and the scripts that change
-// them are in redis-scripts.ts.
+// process can register, poll and delete any queue, and losing a process
+// loses no queue. The layout of the keys and the scripts that change them are
+// in redis-scripts.ts.
 //
-// Publishing happens in the process whose action committed: it reads the
-// recipients' queue IDs and (once per queue, then cached, as they never
-// change) their options, shapes the event for each queue as the memory store
-// would, and appends it with one script per queue, all in one round trip.
-// When Redis cannot take them, the publications wait in this process, in
-// order, and are tried again until the retry bound; past it they are given up
-// and the queues they were for dropped, so that no queue goes on without an
-// event it was owed (their clients register again). A
-// poll with nothing to answer records this process as its queue's waiter and
-// is parked here (parked.ts), holding no connection; the append that follows
-// publishes the queue ID on this process's wake channel, and the poll then
-// takes its events.
+// Each event is published once, whatever the number of its queues: the
+// process whose action committed appends it, with its recipients, to one
+// shared log (redis-publisher.ts). Every process follows the log
+// (redis-log.ts), keeps its recent entries in memory, parsed once, and
+// answers its own waiting polls from each new entry, shaping the event for
+// each queue (event types, narrow, apply_markdown, client_gravatar,
+// capabilities) from the queue's options. A queue in Redis is its options
+// and its registration position; the event ID a queue sees is its entry's
+// ID, increasing within the queue but not contiguous. A poll's
+// last_event_id is its acknowledgement: the events of a queue are the
+// entries for it after max(last_event_id, registration position), from
+// memory, or from Redis when they reach back further. A process reads a
+// queue's options once, at its first poll there; later polls cost no Redis
+// command. Deletions, drops and the end of a waiting poll that a newer poll
+// elsewhere replaced are entries of the log too, so that every process
+// forgets what it must and answers its waiting polls in order.
 import { randomUUID } from 'node:crypto';
 import {
   eventForQueue,
   noMessageHooks,
-  sharedFinalizing,
-  type EventBody,
+  queuedEvent,
   type EventQueueStore,
   type MessageEventHooks,
   type NewQueue,
@@ -33,106 +36,54 @@ import {
   type QueuedEvent,
 } from './queues';
 import { CommitMarks } from './commit-marks';
-import { HeartbeatList, ParkedPoll, type PollAnswer } from './parked';
+import { HeartbeatList, type ParkedPoll, type PollAnswer } from './parked';
 import type { RedisLink } from './redis';
-import { defineScripts, queueScript, runScript } from './redis-scripts';
+import {
+  entryHooks,
+  entryReaches,
+  eventId,
+  LogReader,
+  LogWindow,
+  parseEntry,
+  streamId,
+  type LogEntry,
+  type RawEntry,
+} from './redis-log';
+import { LogPublisher, type PublicationReport } from './redis-publisher';
+import { defineScripts, runScript } from './redis-scripts';
+import { Waiter, Waiters, type CachedQueue } from './redis-waiters';
 
-/** A poll of this process, from its check of the queue until it is answered. */
-class Waiter extends ParkedPoll {
-  /** checking: the poll's script runs; waiting: nothing to answer yet; taking: reading after a wake-up. */
-  state: 'checking' | 'waiting' | 'taking' | 'done' = 'checking';
-  /** A wake-up came while the queue was being read; read again. */
-  woken = false;
-  /** The heartbeat came due while the queue was being read. */
-  heartbeatDue = false;
+export type { PublicationReport } from './redis-publisher';
 
-  constructor(
-    private readonly store: RedisQueueStore,
-    queueId: string,
-    after: number,
-    follow: boolean,
-  ) {
-    super(queueId, after, follow);
-  }
-
-  cancel(): void {
-    this.store.answer(this, []);
-  }
-}
-
-/** A publication waiting for the next round trip, and how to tell its caller it was handled. */
-type Pending =
-  | { kind: 'users'; publication: Publication; userIds: number[]; done: () => void }
-  | {
-      kind: 'public';
-      publication: Publication;
-      realmId: number;
-      except: Set<number>;
-      done: () => void;
-    };
-
-/**
- * One shaped event for one queue. `seq` numbers this process's appends in
- * order, so that an append sent again after a failure (which may have hidden
- * its success) is not added twice.
- */
-interface Append {
-  queueId: string;
-  index: string;
-  json: string;
-  seq: number;
-}
-
-/** A batch of publications not delivered yet; its appends once shaped (shaping reads Redis too). */
-interface Undelivered {
-  batch: Pending[];
-  appends: Append[] | null;
-  /** Counted among the delayed publications. */
-  delayed: boolean;
-}
-
-/** What the store tells about publications it could not deliver at once. */
-export type PublicationReport = (what: string, fields: Record<string, unknown>) => void;
-
-/** Most queue options kept in memory; the oldest are forgotten past it. */
+/** Most queues whose options a process keeps; the oldest are forgotten past it. */
 const OPTIONS_CACHE_SIZE = 50_000;
-/** How long publications are retried before their queues are dropped, unless the limits say otherwise. */
-const PUBLISH_RETRY_MS = 30_000;
-/** The pause between two delivery attempts of undelivered publications. */
-const RETRY_INTERVAL_MS = 250;
-/** Most publications kept undelivered; past it they are given up at once. */
-const BACKLOG_LIMIT = 10_000;
 /** Most queues dropped by one script. */
 const DROP_BATCH = 1000;
+/** Most log entries a process keeps in memory, and for how long at most. */
+const WINDOW_ENTRIES = 10_000;
+const WINDOW_MS = 120_000;
+/** How long the log keeps entries beyond a queue's idle timeout and heartbeat. */
+const RETENTION_SLACK_MS = 60_000;
 
 /** The event queues of every process, in Redis. */
 export class RedisQueueStore implements EventQueueStore {
-  private readonly optionsCache = new Map<string, QueueOptions>();
-  private readonly waiters = new Map<string, Waiter>();
+  private readonly cache = new Map<string, CachedQueue>();
+  private readonly waiters: Waiters;
   /** The polls waiting in this process, for their heartbeats. */
   private readonly heartbeats: HeartbeatList;
-  private batch: Pending[] = [];
-  private flushQueued = false;
+  /** Queues whose waiting polls are due for a heartbeat, for the next heartbeat entry. */
+  private beats = new Set<string>();
+  /** Queues polled here since their last refresh in `seen`. */
+  private polled = new Set<CachedQueue>();
   /** Set at shutdown: polls are answered at once. */
   private draining = false;
-  private flushes: Promise<void> = Promise.resolve();
-  private readonly indexMs: number;
-  /** Publications not delivered yet, oldest first; delivered in this order, never around one another. */
-  private backlog: Undelivered[] = [];
-  /** When the oldest undelivered publication first failed; 0 while none has. */
-  private failingSince = 0;
-  /** Queues, and indexes of queues, that missed a publication and are to be dropped. */
-  private readonly toDrop = { queues: new Set<string>(), indexes: new Set<string>() };
-  private retryTimer: NodeJS.Timeout | null = null;
-  private appendSeq = 0;
+  private readonly publisher: LogPublisher;
+  private readonly timers: NodeJS.Timeout[] = [];
+  /** How long a queue's record in `seen` goes without a refresh while it is polled. */
+  private readonly refreshMs: number;
   /** This process's in-flight mark, which writes with commit callbacks see to before committing. */
   readonly marks: CommitMarks;
-  private readonly counts: Omit<PublicationStats, keyof CommitMarks['stats']> = {
-    delayed: 0,
-    abandoned: 0,
-    backlog: 0,
-    queuesDropped: 0,
-  };
+  private reader!: LogReader;
 
   private constructor(
     private readonly link: RedisLink,
@@ -140,18 +91,26 @@ export class RedisQueueStore implements EventQueueStore {
     private readonly hooks: MessageEventHooks,
     private readonly onError: (error: unknown) => void,
     private readonly report: PublicationReport,
+    private readonly window: LogWindow,
   ) {
-    this.indexMs = limits.idleTimeoutMs + limits.heartbeatMs + 1000;
+    this.refreshMs = Math.min(limits.idleTimeoutMs / 4, 30_000);
     this.marks = new CommitMarks(link, this, report);
+    this.waiters = new Waiters((waiter, events, ended) => this.answer(waiter, events, ended));
     this.heartbeats = new HeartbeatList(limits.heartbeatMs, (poll) =>
-      this.heartbeat(poll as Waiter),
+      this.heartbeatDue(poll as Waiter),
+    );
+    this.publisher = new LogPublisher(
+      link,
+      limits,
+      report,
+      () => this.window.last,
+      (ids, indexes) => this.drop(ids, indexes),
     );
   }
 
   /**
-   * A store on `link`, listening for the wake-ups of this process's polls.
-   * `onError` hears of failed reads; `report` of publications delayed,
-   * delivered late and given up.
+   * A store on `link`, following the log from its end. `onError` hears of
+   * failed reads; `report` of publications delayed, delivered late and given up.
    */
   static async open(
     link: RedisLink,
@@ -160,40 +119,69 @@ export class RedisQueueStore implements EventQueueStore {
     onError: (error: unknown) => void = () => undefined,
     report: PublicationReport = () => undefined,
   ): Promise<RedisQueueStore> {
-    const store = new RedisQueueStore(link, limits, hooks, onError, report);
     defineScripts(link.command);
-    await link.subscribe(`wake:${link.processId}`, (queueId) => store.wake(queueId));
-    // Wake-ups published while the subscriber was away are lost: look again.
-    // Undelivered publications need not wait for the next attempt.
-    link.onReconnect(() => {
-      for (const waiter of store.waiters.values()) store.wake(waiter.queueId);
-      store.retrySoon(0);
+    const last = (await link.command.xrevrange(
+      link.key('log'),
+      '+',
+      '-',
+      'COUNT',
+      1,
+    )) as RawEntry[];
+    const window = new LogWindow(last.length > 0 ? eventId(last[0][0]) : 0, {
+      maxEntries: WINDOW_ENTRIES,
+      maxAgeMs: Math.min(WINDOW_MS, retentionMs(limits)),
     });
+    const store = new RedisQueueStore(link, limits, hooks, onError, report, window);
+    const connection = await link.blockingConnection((error) => onError(error));
+    store.reader = new LogReader(
+      connection,
+      link.key('log'),
+      window,
+      (entries) => store.follow(entries),
+      onError,
+    );
+    store.reader.start();
+    // Undelivered publications need not wait for the next attempt once Redis is back.
+    link.onReconnect(() => store.publisher.retryNow());
     await store.marks.start();
+    store.every(Math.min(1000, limits.idleTimeoutMs / 8), () => store.touch());
+    store.every(Math.min(10_000, limits.idleTimeoutMs / 4), () => store.maintain());
     return store;
   }
 
   async create(options: QueueOptions): Promise<NewQueue> {
     const id = randomUUID();
-    await runScript(
+    const reg = (await runScript(
       this.link.command,
       'queueCreate',
       [
+        this.link.key('log'),
         this.queueKey(id),
         this.link.key(`u:${options.userId}`),
         this.link.key(`rp:${options.realmId}`),
+        this.link.key('seen'),
+        this.link.key('trimmed'),
       ],
       [
         options.userId,
         options.realmId,
         JSON.stringify(options),
-        this.limits.idleTimeoutMs,
-        this.indexMs,
         id,
         options.allPublicStreams ? '1' : '0',
+        Date.now(),
+        this.link.processId,
       ],
-    );
-    this.remember(id, options);
+    )) as string;
+    const position = eventId(reg);
+    this.remember({
+      id,
+      options,
+      reg: position,
+      held: position,
+      gone: false,
+      seenAt: Date.now(),
+      quiet: null,
+    });
     return { id, lastEventId: -1 };
   }
 
@@ -201,10 +189,10 @@ export class RedisQueueStore implements EventQueueStore {
     const deleted = await runScript(
       this.link.command,
       'queueDelete',
-      [this.queueKey(queueId), this.eventsKey(queueId)],
-      [userId, this.link.prefix, queueId],
+      [this.link.key('log'), this.queueKey(queueId)],
+      [userId, this.link.prefix, queueId, this.link.processId],
     );
-    this.optionsCache.delete(queueId);
+    if (deleted === 1) this.forget(queueId);
     return deleted === 1;
   }
 
@@ -220,55 +208,44 @@ export class RedisQueueStore implements EventQueueStore {
       if (follow) return null;
       dontBlock = true;
     }
-    // The waiter is known here before the queue is checked, so that a wake-up
-    // arriving between the check and the wait is not missed.
-    let waiter: Waiter | undefined;
-    if (!dontBlock) {
-      this.answer(this.waiters.get(queueId), [], true); // a newer poll replaces an older one
-      waiter = new Waiter(this, queueId, after, follow);
-      this.waiters.set(queueId, waiter);
+    let queue = this.cache.get(queueId) ?? null;
+    if (!queue || (!dontBlock && queue.held === null)) {
+      queue = await this.openQueue(queueId, userId, !dontBlock);
+      if (!queue) return null;
     }
-    let reply: (number | string)[];
-    try {
-      reply = (await runScript(
-        this.link.command,
-        'queuePoll',
-        [this.queueKey(queueId), this.eventsKey(queueId)],
-        [
-          userId,
-          lastEventId,
-          dontBlock ? '' : this.link.processId,
-          this.limits.idleTimeoutMs,
-          this.limits.heartbeatMs,
-          this.link.prefix,
-          queueId,
-          after,
-        ],
-      )) as (number | string)[];
-    } catch (error) {
-      this.answer(waiter, []);
-      throw error;
-    }
-    if (reply[0] === 0) {
-      this.answer(waiter, []);
+    if (queue.options.userId !== userId) return null;
+    // A poll that answers at once sees every entry written before it: another
+    // process's write may be in the log but not read here yet.
+    if (dontBlock) await this.catchUp();
+    const position = Math.max(after, queue.reg);
+    const { quiet } = queue;
+    const from = quiet && position >= quiet.from && position < quiet.to ? quiet.to : position;
+    const older = from < this.window.start ? await this.entriesSince(from) : [];
+    if (older === null) {
+      await this.drop([queueId], []);
       return null;
     }
-    const events = parseEvents(reply);
-    if (!waiter) return events;
-    if (waiter.state !== 'checking') return waiter; // answered: replaced or shut down meanwhile
-    if (events.length > 0) {
-      this.answer(waiter, events);
-      return events;
+    // From here on nothing waits: no entry read meanwhile can be missed.
+    if (queue.gone) return null;
+    this.polled.add(queue);
+    const since = older.length > 0 ? older[older.length - 1].id : from;
+    const events = this.eventsOf(queue, [...older, ...this.window.after(since)], position);
+    if (events === null) {
+      this.forget(queueId);
+      return null;
     }
-    waiter.state = 'waiting';
+    queue.quiet = events.length === 0 ? { from: position, to: this.window.last } : null;
+    if (events.length > 0 || dontBlock) return events;
+    if (this.draining) return follow ? null : events;
+    const waiter = new Waiter(this, queue, position, follow);
+    this.waiters.add(waiter);
     this.heartbeats.add(waiter);
-    if (waiter.woken) void this.take(waiter, false);
     return waiter;
   }
 
   publish(publication: Publication, userIds: Iterable<number>): Promise<void> {
     return new Promise((done) =>
-      this.enqueue({ kind: 'users', publication, userIds: [...userIds], done }),
+      this.publisher.enqueue({ kind: 'users', publication, userIds: [...userIds], done }),
     );
   }
 
@@ -278,117 +255,80 @@ export class RedisQueueStore implements EventQueueStore {
     exceptUserIds: Iterable<number>,
   ): Promise<void> {
     return new Promise((done) =>
-      this.enqueue({ kind: 'public', publication, realmId, except: new Set(exceptUserIds), done }),
+      this.publisher.enqueue({
+        kind: 'public',
+        publication,
+        realmId,
+        except: [...new Set(exceptUserIds)],
+        done,
+      }),
     );
   }
 
   drain(): void {
     this.draining = true;
-    for (const waiter of [...this.waiters.values()]) this.answer(waiter, [], true);
+    this.waiters.endAll();
   }
 
   /**
-   * The queues and events of the whole deployment, counted in Redis when
-   * asked (one scan of the queue keys, one count per queue), and the polls
+   * The queues of the whole deployment and the entries of the log (the
+   * events held for every queue), counted in Redis when asked, and the polls
    * waiting in this process.
    */
   async stats(): Promise<QueueStats> {
-    const { command } = this.link;
-    const queueKeys = await this.queueKeys();
-    const counts = await execAll(command, queueKeys, (pipe, key) => pipe.zcard(`${key}:ev`));
-    let waitingPolls = 0;
-    for (const waiter of this.waiters.values()) if (waiter.state !== 'done') waitingPolls++;
-    return {
-      queues: queueKeys.length,
-      events: counts.reduce((sum: number, n) => sum + (n as number), 0),
-      waitingPolls,
-    };
+    const [queues, events] = await Promise.all([
+      this.link.command.zcard(this.link.key('seen')),
+      this.link.command.xlen(this.link.key('log')),
+    ]);
+    return { queues, events, waitingPolls: this.waiters.size };
   }
 
   publicationStats(): PublicationStats {
-    let backlog = 0;
-    for (const item of this.backlog) backlog += item.batch.length;
-    return { ...this.counts, ...this.marks.stats, backlog };
+    return this.publisher.stats(this.marks.stats);
   }
 
-  /** Whether every publication so far is in its queues, and every queue that missed one dropped. */
+  /** Whether every publication so far is in the log, and every queue that missed one dropped. */
   idle(): boolean {
-    return (
-      !this.flushQueued &&
-      this.batch.length === 0 &&
-      this.backlog.length === 0 &&
-      this.toDrop.queues.size + this.toDrop.indexes.size === 0
-    );
+    return this.publisher.idle();
   }
 
   /** Drops every event queue of the deployment (their next poll answers BAD_EVENT_QUEUE_ID); answers how many. */
   async dropAllQueues(): Promise<number> {
-    const ids = (await this.queueKeys()).map((key) => key.slice(this.link.key('q:{').length, -1));
+    const ids = await this.link.command.zrange(this.link.key('seen'), 0, -1);
     let dropped = 0;
-    for (let i = 0; i < ids.length; i += DROP_BATCH) {
-      const batch = ids.slice(i, i + DROP_BATCH);
-      dropped += (await runScript(
-        this.link.command,
-        'queuesDrop',
-        [],
-        [this.link.prefix, batch.length, ...batch],
-      )) as number;
-      for (const id of batch) this.optionsCache.delete(id);
-    }
+    for (let i = 0; i < ids.length; i += DROP_BATCH)
+      dropped += await this.drop(ids.slice(i, i + DROP_BATCH), []);
     return dropped;
   }
 
-  /** Nothing to do: Redis removes the keys of idle queues itself. */
-  sweep(): void {}
+  /** Drops the queues nobody has polled for longer than the idle timeout, and trims the log. */
+  async sweep(now = Date.now()): Promise<void> {
+    await Promise.all([
+      runScript(
+        this.link.command,
+        'queuesDrop',
+        [this.link.key('log')],
+        [this.link.prefix, this.link.processId, now - this.limits.idleTimeoutMs, 0],
+      ),
+      runScript(
+        this.link.command,
+        'logTrim',
+        [this.link.key('log'), this.link.key('trimmed')],
+        [streamId((now - retentionMs(this.limits)) * 1000)],
+      ),
+    ]);
+  }
 
   async close(): Promise<void> {
     this.drain();
-    await this.flushes;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.publisher.close();
     // Events still owed leave the mark standing, for another process to drop their queues.
     await this.marks.close();
-    const left = this.publicationStats().backlog;
-    if (left > 0 || this.toDrop.queues.size + this.toDrop.indexes.size > 0)
-      this.report('event publications lost at shutdown', {
-        publications: left,
-        queuesNotDropped: this.toDrop.queues.size,
-        indexesNotDropped: this.toDrop.indexes.size,
-      });
-  }
-
-  /** The keys of every queue, found with one scan. */
-  private async queueKeys(): Promise<string[]> {
-    const queueKeys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.link.command.scan(
-        cursor,
-        'MATCH',
-        this.link.key('q:{*}'),
-        'COUNT',
-        1000,
-      );
-      cursor = next;
-      for (const key of keys) if (key.endsWith('}')) queueKeys.push(key);
-    } while (cursor !== '0');
-    return queueKeys;
-  }
-
-  private queueKey(queueId: string): string {
-    return this.link.key(`q:{${queueId}}`);
-  }
-
-  private eventsKey(queueId: string): string {
-    return this.link.key(`q:{${queueId}}:ev`);
-  }
-
-  private remember(queueId: string, options: QueueOptions): void {
-    if (this.optionsCache.size >= OPTIONS_CACHE_SIZE) {
-      const oldest = this.optionsCache.keys().next().value;
-      if (oldest !== undefined) this.optionsCache.delete(oldest);
-    }
-    this.optionsCache.set(queueId, options);
+    const left = this.publisher.left();
+    if (left.publications > 0 || left.queuesNotDropped + left.indexesNotDropped > 0)
+      this.report('event publications lost at shutdown', left);
+    await this.reader.close();
   }
 
   /**
@@ -396,302 +336,225 @@ export class RedisQueueStore implements EventQueueStore {
    * (replaced, its queue gone, shutdown), which a stream's poll answers as null.
    */
   answer(waiter: Waiter | undefined, events: QueuedEvent[], ended = false): void {
-    if (!waiter || waiter.state === 'done') return;
-    waiter.state = 'done';
+    if (!waiter || waiter.settled) return;
     this.heartbeats.remove(waiter);
-    if (this.waiters.get(waiter.queueId) === waiter) this.waiters.delete(waiter.queueId);
+    this.waiters.remove(waiter);
     waiter.settle(ended && waiter.follow ? null : events);
   }
 
-  /** A wake-up for one of this process's polls: its queue has news. */
-  private wake(queueId: string): void {
-    const waiter = this.waiters.get(queueId);
-    if (!waiter) return;
-    if (waiter.state === 'waiting') void this.take(waiter, false);
-    else waiter.woken = true;
+  /** Runs `task` every `ms`, reporting its failures. */
+  private every(ms: number, task: () => Promise<void>): void {
+    const timer = setInterval(() => void task().catch(this.onError), Math.max(10, ms));
+    timer.unref();
+    this.timers.push(timer);
   }
 
-  private heartbeat(waiter: Waiter): void {
-    if (waiter.state === 'waiting') void this.take(waiter, true);
-    else waiter.heartbeatDue = true;
+  private queueKey(queueId: string): string {
+    return this.link.key(`q:{${queueId}}`);
+  }
+
+  private remember(queue: CachedQueue): void {
+    if (this.cache.size >= OPTIONS_CACHE_SIZE) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(queue.id, queue);
   }
 
   /**
-   * Reads a waiting poll's queue (after adding a heartbeat, when it is due)
-   * and answers it if there is anything; a stream's poll adds no heartbeat
-   * and answers nothing when it is due.
+   * Reads a queue for its first poll in this process, and for a poll that
+   * waits takes it (the holder's waiting poll elsewhere is answered).
    */
-  private async take(waiter: Waiter, heartbeat: boolean): Promise<void> {
-    waiter.state = 'taking';
-    waiter.woken = false;
-    waiter.heartbeatDue = false;
-    const keys = [this.queueKey(waiter.queueId), this.eventsKey(waiter.queueId)];
-    let reply: (number | string)[];
+  private async openQueue(
+    queueId: string,
+    userId: number,
+    take: boolean,
+  ): Promise<CachedQueue | null> {
+    const reply = (await runScript(
+      this.link.command,
+      'queueOpen',
+      [this.link.key('log'), this.queueKey(queueId)],
+      [userId, this.link.processId, take ? '1' : '0', queueId],
+    )) as string[];
+    // Gone, or another user's: a gone queue's entry in the log tells every process.
+    if (reply.length === 0) return null;
+    const [options, reg, taken] = reply;
+    let queue = this.cache.get(queueId);
+    if (!queue) {
+      queue = {
+        id: queueId,
+        options: JSON.parse(options) as QueueOptions,
+        reg: eventId(reg),
+        held: null,
+        gone: false,
+        seenAt: 0,
+        quiet: null,
+      };
+      this.remember(queue);
+    }
+    if (take) queue.held = taken ? eventId(taken) : Math.max(queue.held ?? -1, this.window.last);
+    return queue;
+  }
+
+  /** Reads the entries written and not read yet (a poll that answers at once must see them). */
+  private async catchUp(): Promise<void> {
+    const raw = (await this.link.command.xrange(
+      this.link.key('log'),
+      `(${streamId(this.window.last)}`,
+      '+',
+    )) as RawEntry[];
+    this.reader.ingest(raw);
+  }
+
+  /**
+   * The entries after `position` read from Redis (for a poll reaching back
+   * past the entries kept in memory); null when some were trimmed: the
+   * queue has lost events.
+   */
+  private async entriesSince(position: number): Promise<LogEntry[] | null> {
+    const [[rangeError, raw], [trimError, trimmed]] = (await this.link.command
+      .pipeline()
+      .xrange(this.link.key('log'), `(${streamId(position)}`, '+')
+      .get(this.link.key('trimmed'))
+      .exec()) as [[Error | null, RawEntry[]], [Error | null, string | null]];
+    if (rangeError ?? trimError) throw rangeError ?? trimError;
+    if (trimmed !== null && eventId(trimmed) > position) return null;
+    return raw.map(parseEntry);
+  }
+
+  /**
+   * The events of `queue` among `entries` (after `position`), the last
+   * maxEvents of them as a queue keeps at most that many; null when an entry
+   * says the queue was dropped.
+   */
+  private eventsOf(queue: CachedQueue, entries: LogEntry[], position: number) {
+    const events: QueuedEvent[] = [];
+    for (const entry of entries) {
+      if (entry.id <= position) continue;
+      const { data } = entry;
+      if (data.k === 'd' && data.q.includes(queue.id)) return null;
+      if (!entryReaches(entry, queue.options) || data.k !== 'p') continue;
+      const body = eventForQueue(data.p, queue.options, entryHooks(entry, this.hooks));
+      if (body) events.push(queuedEvent(body, entry.id));
+    }
+    const max = this.limits.maxEvents;
+    return events.length > max ? events.slice(events.length - max) : events;
+  }
+
+  /** Answers this process's waiting polls from new entries of the log, in order. */
+  private follow(entries: LogEntry[]): void {
+    const answering = new Set<Waiter>();
+    for (const entry of entries) {
+      const { data } = entry;
+      if (data.k === 'p') {
+        for (const waiter of this.waiters.reached(entry)) {
+          if (entry.id <= waiter.after) continue;
+          const body = eventForQueue(data.p, waiter.queue.options, entryHooks(entry, this.hooks));
+          if (!body) continue;
+          (waiter.events ??= []).push(queuedEvent(body, entry.id));
+          answering.add(waiter);
+        }
+      } else if (data.k === 'd') {
+        for (const id of data.q) this.forget(id);
+      } else if (data.k === 't') {
+        if (data.h !== this.link.processId) this.lost(data.q, entry.id);
+      } else {
+        for (const id of data.q) this.beat(this.waiters.of(id), entry.id);
+      }
+    }
+    for (const waiter of answering) this.answer(waiter, waiter.events ?? []);
+  }
+
+  /** Another process's poll took the queue after this one's: its waiting poll here is over. */
+  private lost(queueId: string, entryId: number): void {
+    const waiter = this.waiters.of(queueId);
+    const queue = this.cache.get(queueId) ?? waiter?.queue;
+    if (!queue || queue.held === null || queue.held > entryId) return;
+    queue.held = null;
+    this.answer(waiter, [], true);
+  }
+
+  /** A heartbeat entry: the waiting poll it was for is answered with a heartbeat carrying its ID. */
+  private beat(waiter: Waiter | undefined, entryId: number): void {
+    if (!waiter || !waiter.heartbeat || waiter.events) return;
+    this.answer(waiter, entryId > waiter.after ? [{ id: entryId, type: 'heartbeat' }] : []);
+  }
+
+  /** Forgets a deleted or dropped queue and answers its waiting poll. */
+  private forget(queueId: string): void {
+    const waiter = this.waiters.of(queueId);
+    const queue = this.cache.get(queueId) ?? waiter?.queue;
+    if (queue) queue.gone = true;
+    this.cache.delete(queueId);
+    this.answer(waiter, [], true);
+  }
+
+  /**
+   * A poll waited the heartbeat interval: a stream's poll is answered with
+   * nothing; another's queue goes into the next heartbeat entry, whose ID
+   * its heartbeat carries (so that it skips no event not yet sent).
+   */
+  private heartbeatDue(waiter: Waiter): void {
+    if (waiter.follow) return this.answer(waiter, []);
+    waiter.heartbeat = true;
+    if (this.beats.size === 0) setImmediate(() => void this.writeBeats());
+    this.beats.add(waiter.queueId);
+  }
+
+  private async writeBeats(): Promise<void> {
+    const ids = [...this.beats];
+    this.beats = new Set();
     try {
-      // One connection runs commands in order: the heartbeat is in before the read.
-      const appended =
-        heartbeat && !waiter.follow
-          ? runScript(this.link.command, 'queueAppend', keys, [
-              '{"type":"heartbeat"}',
-              this.limits.maxEvents,
-              this.link.key('wake:'),
-              waiter.queueId,
-            ])
-          : null;
-      const taken = runScript(this.link.command, 'queueTake', keys, [
-        this.link.processId,
-        this.limits.idleTimeoutMs,
-        waiter.after,
-      ]);
-      await appended;
-      reply = (await taken) as (number | string)[];
+      await runScript(
+        this.link.command,
+        'logAppend',
+        [this.link.key('log')],
+        [this.link.processId, '', '', JSON.stringify({ k: 'h', q: ids })],
+      );
     } catch (error) {
       this.onError(error);
-      this.answer(waiter, []); // the events stay in the queue for the next poll
-      return;
+      for (const id of ids) this.answer(this.waiters.of(id), []);
     }
-    if (waiter.state !== 'taking') return;
-    if (reply[0] !== 2) return this.answer(waiter, [], true); // deleted, or replaced by a newer poll
-    const events = parseEvents(reply);
-    if (events.length > 0 || (heartbeat && waiter.follow)) return this.answer(waiter, events);
-    waiter.state = 'waiting';
-    if (waiter.heartbeatDue) void this.take(waiter, true);
-    else if (waiter.woken) void this.take(waiter, false);
   }
 
   /**
-   * Adds a publication to the next round trip. One round trip runs at a
-   * time, in order. The caller is told once its publication is delivered or
-   * kept for a later attempt: a write never waits for Redis to come back.
+   * Records in `seen` when the queues polled here (and those whose polls
+   * wait here) were last polled, when their record is older than the
+   * refresh interval: one command for all of them.
    */
-  private enqueue(pending: Pending): void {
-    this.batch.push(pending);
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    this.flushes = this.flushes.then(async () => {
-      this.flushQueued = false;
-      const batch = this.batch;
-      this.batch = [];
-      this.backlog.push({ batch, appends: null, delayed: false });
-      await this.deliver();
-      for (const p of batch) p.done();
-    });
-  }
-
-  /**
-   * Delivers the undelivered publications, oldest first, after dropping the
-   * queues that missed one. At the first failure it stops, keeping the rest
-   * for the next attempt; once the oldest has failed for longer than the
-   * retry bound, or too many wait, they are given up and their queues dropped.
-   */
-  private async deliver(): Promise<void> {
-    try {
-      await this.dropMissed();
-      while (this.backlog.length > 0) {
-        const next = this.backlog[0];
-        next.appends ??= await this.shape(next.batch);
-        await this.append(next.appends);
-        this.backlog.shift();
-      }
-    } catch (error) {
-      this.delayed(error);
-      return;
-    }
-    if (this.failingSince > 0) {
-      this.report('event publications delivered again', {
-        afterMs: Date.now() - this.failingSince,
-      });
-      this.failingSince = 0;
-    }
-  }
-
-  /** Counts the publications just kept undelivered, gives them up past the bound, and plans the next attempt. */
-  private delayed(error: unknown): void {
+  private async touch(): Promise<void> {
     const now = Date.now();
-    if (this.failingSince === 0) {
-      this.failingSince = now;
-      this.report('event publication delayed', { error: String(error) });
+    const stale = (queue: CachedQueue) => now - queue.seenAt >= this.refreshMs;
+    const due = new Set([...this.polled].filter(stale));
+    for (const waiter of this.waiters.all()) if (stale(waiter.queue)) due.add(waiter.queue);
+    this.polled = new Set();
+    if (due.size === 0) return;
+    const args: (string | number)[] = [];
+    for (const queue of due) {
+      queue.seenAt = now;
+      args.push(now, queue.id);
     }
-    let waiting = 0;
-    for (const item of this.backlog) {
-      waiting += item.batch.length;
-      if (!item.delayed) this.counts.delayed += item.batch.length;
-      item.delayed = true;
-    }
-    const bound = this.limits.publishRetryMs ?? PUBLISH_RETRY_MS;
-    if (waiting > 0 && (now - this.failingSince >= bound || waiting > BACKLOG_LIMIT)) {
-      this.giveUp();
-      this.report('event publications given up: their queues will be dropped', {
-        publications: waiting,
-        error: String(error),
-      });
-    }
-    this.retrySoon(RETRY_INTERVAL_MS);
+    await this.link.command.zadd(this.link.key('seen'), 'XX', 'GT', ...args);
   }
 
-  /** Gives up the undelivered publications: the queues they were for are to be dropped. */
-  private giveUp(): void {
-    for (const { batch, appends } of this.backlog) {
-      this.counts.abandoned += batch.length;
-      if (appends) {
-        for (const a of appends) this.toDrop.queues.add(a.queueId);
-        continue;
-      }
-      for (const p of batch) {
-        if (p.kind === 'public') this.toDrop.indexes.add(this.link.key(`rp:${p.realmId}`));
-        else for (const userId of p.userIds) this.toDrop.indexes.add(this.link.key(`u:${userId}`));
-      }
-    }
-    this.backlog = [];
+  /** Drops idle queues and trims the log (see sweep), and lets go of old entries in memory. */
+  private async maintain(): Promise<void> {
+    this.window.tidy();
+    await this.sweep();
   }
 
-  /** Drops the queues that missed a publication (their next poll answers BAD_EVENT_QUEUE_ID). */
-  private async dropMissed(): Promise<void> {
-    const { queues, indexes } = this.toDrop;
-    if (queues.size + indexes.size === 0) return;
-    const dropped = (await runScript(
+  /** Drops queues by ID and by index key; answers how many. */
+  private async drop(ids: string[], indexes: string[]): Promise<number> {
+    return (await runScript(
       this.link.command,
       'queuesDrop',
-      [],
-      [this.link.prefix, queues.size, ...queues, ...indexes],
+      [this.link.key('log')],
+      [this.link.prefix, this.link.processId, '', ids.length, ...ids, ...indexes],
     )) as number;
-    for (const id of queues) this.optionsCache.delete(id);
-    queues.clear();
-    indexes.clear();
-    this.counts.queuesDropped += dropped;
-    this.report('event queues that missed a publication dropped', { queues: dropped });
-  }
-
-  /** Plans another delivery attempt, unless one is planned already. */
-  private retrySoon(delayMs: number): void {
-    if (this.retryTimer) {
-      if (delayMs > 0) return;
-      clearTimeout(this.retryTimer);
-    }
-    if (this.backlog.length + this.toDrop.queues.size + this.toDrop.indexes.size === 0) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.flushes = this.flushes.then(() => this.deliver());
-    }, delayMs);
-    this.retryTimer.unref();
-  }
-
-  /** Shapes a batch of publications: finds their queues and the event each queue gets, in the order published. */
-  private async shape(batch: Pending[]): Promise<Append[]> {
-    const { command } = this.link;
-    // 1. The queue IDs of the users and realms concerned.
-    const indexes = new Map<string, string[]>();
-    for (const p of batch) {
-      if (p.kind === 'public') indexes.set(this.link.key(`rp:${p.realmId}`), []);
-      else for (const userId of p.userIds) indexes.set(this.link.key(`u:${userId}`), []);
-    }
-    const members = await execAll(command, [...indexes.keys()], (pipe, key) => pipe.smembers(key));
-    [...indexes.keys()].forEach((key, i) => indexes.set(key, members[i] as string[]));
-    // 2. The options of queues this process has not seen yet; those gone leave their index.
-    const unknown = new Map<string, string>();
-    for (const [index, ids] of indexes)
-      for (const id of ids) if (!this.optionsCache.has(id)) unknown.set(id, index);
-    if (unknown.size > 0) {
-      const ids = [...unknown.keys()];
-      const found = await execAll(command, ids, (pipe, id) => pipe.hget(this.queueKey(id), 'opts'));
-      const gone = new Map<string, string>();
-      ids.forEach((id, i) => {
-        const json = found[i] as string | null;
-        if (json) this.remember(id, JSON.parse(json) as QueueOptions);
-        else gone.set(id, unknown.get(id)!);
-      });
-      await this.forget(gone);
-    }
-    // 3. One append per queue that wants the event, in the order published.
-    const appends: Append[] = [];
-    for (const p of batch) {
-      const shape = shaper(p.publication, this.hooks);
-      const add = (queueId: string, index: string) => {
-        const options = this.optionsCache.get(queueId);
-        if (!options || (p.kind === 'public' && p.except.has(options.userId))) return;
-        const json = shape(options);
-        if (json) appends.push({ queueId, index, json, seq: ++this.appendSeq });
-      };
-      if (p.kind === 'public') {
-        const index = this.link.key(`rp:${p.realmId}`);
-        for (const id of indexes.get(index)!) add(id, index);
-      } else {
-        for (const userId of p.userIds) {
-          const index = this.link.key(`u:${userId}`);
-          for (const id of indexes.get(index)!) add(id, index);
-        }
-      }
-    }
-    return appends;
-  }
-
-  /** Appends shaped events to their queues, in one round trip; queues found gone leave their indexes. */
-  private async append(appends: Append[]): Promise<void> {
-    const wakePrefix = this.link.key('wake:');
-    const ids = await execAll(this.link.command, appends, (pipe, a) =>
-      queueScript(
-        pipe,
-        'queueAppend',
-        [this.queueKey(a.queueId), this.eventsKey(a.queueId)],
-        [a.json, this.limits.maxEvents, wakePrefix, a.queueId, this.link.processId, a.seq],
-      ),
-    );
-    const gone = new Map<string, string>();
-    appends.forEach((a, i) => {
-      if (ids[i] === -1) gone.set(a.queueId, a.index);
-    });
-    await this.forget(gone);
-  }
-
-  /** Removes expired queues (ID -> the index it was found in) from their indexes. */
-  private async forget(gone: Map<string, string>): Promise<void> {
-    if (gone.size === 0) return;
-    for (const id of gone.keys()) this.optionsCache.delete(id);
-    const pipe = this.link.command.pipeline();
-    for (const [id, index] of gone) pipe.srem(index, id);
-    await pipe.exec();
   }
 }
 
-/** Runs one command per item in one pipeline and answers the replies, throwing the first error. */
-async function execAll<T>(
-  command: RedisLink['command'],
-  items: T[],
-  add: (pipe: ReturnType<RedisLink['command']['pipeline']>, item: T) => unknown,
-): Promise<unknown[]> {
-  if (items.length === 0) return [];
-  const pipe = command.pipeline();
-  for (const item of items) add(pipe, item);
-  const results = (await pipe.exec()) ?? [];
-  return results.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
-}
-
-/**
- * Shapes one publication for queues, remembering the JSON of each distinct
- * result: a message event to a thousand queues is finalized and serialized
- * once per combination of apply_markdown and client_gravatar, not a thousand times.
- */
-function shaper(
-  publication: Publication,
-  hooks: MessageEventHooks,
-): (options: QueueOptions) => string | null {
-  const memoHooks = sharedFinalizing(publication, hooks);
-  const json = new Map<EventBody, string>();
-  return (options) => {
-    const body = eventForQueue(publication, options, memoHooks);
-    if (!body) return null;
-    let text = json.get(body);
-    if (text === undefined) json.set(body, (text = JSON.stringify(body)));
-    return text;
-  };
-}
-
-/** The events of a script's reply (after its status). */
-function parseEvents(reply: (number | string)[]): QueuedEvent[] {
-  const events: QueuedEvent[] = [];
-  for (let i = 1; i < reply.length; i++) events.push(JSON.parse(reply[i] as string) as QueuedEvent);
-  return events;
+/** How long the log keeps its entries: long enough for any queue not yet expired. */
+function retentionMs(limits: QueueLimits): number {
+  return limits.idleTimeoutMs + limits.heartbeatMs + RETENTION_SLACK_MS;
 }

@@ -1,17 +1,27 @@
-// The Lua scripts of the Redis queue store: each step on a queue that must
-// not interleave with another process's steps runs as one script.
+// The Lua scripts of the Redis queue store: each step that must not
+// interleave with another process's steps runs as one script.
 //
-// A queue is two keys, `<prefix>q:{<id>}` (a hash: `user`, `realm`, `opts`
-// the registration options as JSON, `public` for all_public_streams queues,
-// `last` the last event ID, `waiter` the process whose poll waits on it,
-// `p:<process>` the number of that process's last append to it) and `<prefix>q:{<id>}:ev` (a sorted set of
-// the events as JSON, scored by event ID). Both expire when the queue goes
-// unpolled for the idle timeout. `<prefix>u:<user_id>` and
-// `<prefix>rp:<realm_id>` index the queues of a user and a realm's
-// all_public_streams queues; they expire after the last of their queues, and
-// ids of expired queues are removed from them when publishing finds them gone.
-// A process whose poll waits hears of new events on `<prefix>wake:<process>`,
-// with the queue ID as message.
+// `<prefix>log` is the event log every process reads (a Redis stream). Its
+// entries have the stream IDs `<ms>-<seq>` Redis gives them (`*`, so that
+// they increase across every process); the event ID of an entry is
+// ms * 1000 + seq (redis-log.ts), kept below 1000 per millisecond by the
+// append script. An entry's fields: `o` the process that wrote it, `s` that
+// process's number for it (so that an append sent again after a failure that
+// hid its success is not added twice), `e` its JSON: a publication and its
+// recipients, the queues dropped, a queue taken by a process's poll, or the
+// queues whose waiting polls get a heartbeat (see LogEntry in redis-log.ts).
+// Entries older than the retention are trimmed; `<prefix>trimmed` holds the
+// event ID of the last entry trimmed, so that a queue behind it is known to
+// have lost events.
+//
+// A queue is `<prefix>q:{<id>}`, a hash: `user`, `realm`, `opts` the
+// registration options as JSON, `reg` the event ID of the log's last entry
+// when it was registered (its events are those after it), `holder` the
+// process whose poll took it last, `public` for all_public_streams queues.
+// `<prefix>seen` is a sorted set of every queue, scored by when it was last
+// polled (milliseconds), for idle expiry and counting; `<prefix>u:<user_id>`
+// and `<prefix>rp:<realm_id>` index the queues of a user and a realm's
+// all_public_streams queues, used only to drop them.
 //
 // `<prefix>proc:<process>` is a process's liveness key, renewed every second
 // and expiring a few seconds after the process stops renewing it. The hash
@@ -23,157 +33,172 @@
 import type Redis from 'ioredis';
 import type { ChainableCommander, ClientContext, Result } from 'ioredis';
 
+/**
+ * Lua: appends entry JSON `json` to the log KEYS[1], written by process
+ * `origin` as its number `seq`, and answers the stream ID. Redis numbers it
+ * `<ms>-<seq>`; one that would reach 1000 in its millisecond (which the
+ * event IDs cannot hold) moves to the next millisecond.
+ */
+const ADD_ENTRY = `
+local function add(origin, seq, json)
+  local id = redis.call('XADD', KEYS[1], '*', 'o', origin, 's', seq, 'e', json)
+  local dash = string.find(id, '-', 1, true)
+  if tonumber(string.sub(id, dash + 1)) < 1000 then return id end
+  redis.call('XDEL', KEYS[1], id)
+  return redis.call('XADD', KEYS[1], (tonumber(string.sub(id, 1, dash - 1)) + 1) .. '-0',
+    'o', origin, 's', seq, 'e', json)
+end
+`;
+
+/**
+ * Lua: deletes queues (ids), removing them from their indexes and from
+ * `seen`, and appends one log entry naming them, so that every process
+ * forgets them and answers their waiting polls. KEYS[1] is the log. Answers
+ * how many existed.
+ */
+const DROP_QUEUES = `
+local function drop(prefix, ids, origin)
+  local dropped = {}
+  for _, id in ipairs(ids) do
+    local queue = prefix .. 'q:{' .. id .. '}'
+    local fields = redis.call('HMGET', queue, 'user', 'realm')
+    if fields[1] then
+      redis.call('DEL', queue)
+      redis.call('SREM', prefix .. 'u:' .. fields[1], id)
+      redis.call('SREM', prefix .. 'rp:' .. fields[2], id)
+      dropped[#dropped + 1] = id
+    end
+    redis.call('ZREM', prefix .. 'seen', id)
+  end
+  if #dropped > 0 then
+    add(origin, '', '{"k":"d","q":' .. cjson.encode(dropped) .. '}')
+  end
+  return #dropped
+end
+`;
+
 /** Each script's source and how many of its arguments are keys. */
 const scripts = {
-  /** Creates a queue. KEYS: queue, user index, realm index. ARGV: user, realm, options JSON, idle ms, index ms, queue ID, '1' for a public queue. */
-  queueCreate: {
-    keys: 3,
-    lua: `
-redis.call('HSET', KEYS[1], 'user', ARGV[1], 'realm', ARGV[2], 'opts', ARGV[3], 'last', -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('SADD', KEYS[2], ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-if ARGV[7] == '1' then
-  redis.call('HSET', KEYS[1], 'public', 1)
-  redis.call('SADD', KEYS[3], ARGV[6])
-  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+  /**
+   * Appends a batch of entries to the log, in order. KEYS: log. ARGV: the
+   * writing process, the stream ID to look for entries of a failed earlier
+   * attempt after ('' on a first attempt), then pairs of the entry's number
+   * and its JSON. Entries of this process found after that ID with one of
+   * those numbers were added by an attempt whose success was hidden, and are
+   * not added again. Answers 1.
+   */
+  logAppend: {
+    keys: 1,
+    lua: `${ADD_ENTRY}
+local done = {}
+if ARGV[2] ~= '' then
+  for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '(' .. ARGV[2], '+')) do
+    local fields = entry[2]
+    if fields[2] == ARGV[1] then done[fields[4]] = true end
+  end
+end
+for i = 3, #ARGV, 2 do
+  if not done[ARGV[i]] then add(ARGV[1], ARGV[i], ARGV[i + 1]) end
 end
 return 1`,
   },
   /**
-   * Appends an event: numbers it, trims the queue to its bound and wakes the
-   * waiting poll. KEYS: queue, events. ARGV: event JSON (an object), most
-   * events, wake channel prefix, queue ID, and for a publication the
-   * publishing process and the append's number in it ('' for a heartbeat).
-   * The queue remembers the last number of each process, so that an append
-   * sent again after a failure that hid its success is not added twice.
-   * Answers the event ID, -1 when the queue is gone, -2 when the append was
-   * done before.
+   * Creates a queue. KEYS: log, queue, user index, realm index, seen,
+   * trimmed. ARGV: user, realm, options JSON, queue ID, '1' for a public
+   * queue, the time (ms), the creating process. Answers the stream ID of the
+   * log's last entry (or of the last trimmed, or 0-0): the queue's
+   * registration position.
    */
-  queueAppend: {
-    keys: 2,
+  queueCreate: {
+    keys: 6,
     lua: `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if ARGV[6] and ARGV[6] ~= '' then
-  local field = 'p:' .. ARGV[5]
-  if tonumber(redis.call('HGET', KEYS[1], field) or '0') >= tonumber(ARGV[6]) then return -2 end
-  redis.call('HSET', KEYS[1], field, ARGV[6])
+local reg = '0-0'
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last > 0 then reg = last[1][1] else reg = redis.call('GET', KEYS[6]) or '0-0' end
+redis.call('HSET', KEYS[2], 'user', ARGV[1], 'realm', ARGV[2], 'opts', ARGV[3], 'reg', reg,
+  'holder', ARGV[7])
+redis.call('SADD', KEYS[3], ARGV[4])
+if ARGV[5] == '1' then
+  redis.call('HSET', KEYS[2], 'public', 1)
+  redis.call('SADD', KEYS[4], ARGV[4])
 end
-local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
-redis.call('ZADD', KEYS[2], id, string.sub(ARGV[1], 1, -2) .. ',"id":' .. id .. '}')
-redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -1 - tonumber(ARGV[2]))
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-local waiter = redis.call('HGET', KEYS[1], 'waiter')
-if waiter then redis.call('PUBLISH', ARGV[3] .. waiter, ARGV[4]) end
-return id`,
+redis.call('ZADD', KEYS[5], ARGV[6], ARGV[4])
+return reg`,
   },
   /**
-   * A poll: acknowledges events up to an ID and answers those after another
-   * (the same, but for a stream's); with nothing to answer and a waiter
-   * given, records it (waking the poll it replaces). Refreshes the idle
-   * expiry of the queue and its indexes. KEYS: queue, events. ARGV: user,
-   * last event ID, waiter ('' for none), idle ms, wait ms, key prefix, queue
-   * ID, the ID to answer events after. Answers {0} when the user has no such
-   * queue, else {1, events...}.
+   * Reads a queue for a process's first poll of it and, for a poll that
+   * waits, makes that process its holder: when another process held it,
+   * a log entry tells that one to answer its waiting poll (a newer poll
+   * replaces an older one). KEYS: log, queue. ARGV: user, process, '1' to
+   * take the queue, queue ID. Answers {} when the user has no such queue,
+   * else {options JSON, registration position, stream ID of the entry
+   * taking it (or '' when it was not taken or needed no entry)}.
    */
-  queuePoll: {
+  queueOpen: {
     keys: 2,
-    lua: `
-if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return {0} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
-local events = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[8], '+inf')
-local ttl = tonumber(ARGV[4])
-local previous = redis.call('HGET', KEYS[1], 'waiter')
-if #events == 0 and ARGV[3] ~= '' then
-  redis.call('HSET', KEYS[1], 'waiter', ARGV[3])
-  ttl = ttl + tonumber(ARGV[5])
-elseif previous then
-  redis.call('HDEL', KEYS[1], 'waiter')
+    lua: `${ADD_ENTRY}
+local fields = redis.call('HMGET', KEYS[2], 'user', 'opts', 'reg', 'holder')
+if fields[1] ~= ARGV[1] then return {} end
+local taken = ''
+if ARGV[3] == '1' and fields[4] ~= ARGV[2] then
+  redis.call('HSET', KEYS[2], 'holder', ARGV[2])
+  if fields[4] then
+    taken = add(ARGV[2], '', '{"k":"t","q":"' .. ARGV[4] .. '","h":"' .. ARGV[2] .. '"}')
+  end
 end
-if previous and previous ~= ARGV[3] then
-  redis.call('PUBLISH', ARGV[6] .. 'wake:' .. previous, ARGV[7])
-end
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('PEXPIRE', KEYS[2], ttl)
-local index = tonumber(ARGV[4]) + tonumber(ARGV[5]) + 1000
-redis.call('PEXPIRE', ARGV[6] .. 'u:' .. ARGV[1], index)
-if redis.call('HEXISTS', KEYS[1], 'public') == 1 then
-  redis.call('PEXPIRE', ARGV[6] .. 'rp:' .. redis.call('HGET', KEYS[1], 'realm'), index)
-end
-table.insert(events, 1, 1)
-return events`,
+return {fields[2], fields[3], taken}`,
   },
   /**
-   * What a woken poll answers. KEYS: queue, events. ARGV: waiter, idle ms,
-   * the ID to answer events after. Answers {0} when the queue is gone, {1}
-   * when another poll has replaced this one, {2, events...} otherwise; with
-   * events, the poll is over and the waiter is cleared.
-   */
-  queueTake: {
-    keys: 2,
-    lua: `
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
-if redis.call('HGET', KEYS[1], 'waiter') ~= ARGV[1] then return {1} end
-local events = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[3], '+inf')
-if #events > 0 then
-  redis.call('HDEL', KEYS[1], 'waiter')
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
-table.insert(events, 1, 2)
-return events`,
-  },
-  /**
-   * Deletes one of a user's queues and wakes its waiting poll. KEYS: queue,
-   * events. ARGV: user, key prefix, queue ID. Answers 1, or 0 when the user
+   * Deletes one of a user's queues. KEYS: log, queue. ARGV: user, key
+   * prefix, queue ID, the deleting process. Answers 1, or 0 when the user
    * has no such queue.
    */
   queueDelete: {
     keys: 2,
-    lua: `
-if redis.call('HGET', KEYS[1], 'user') ~= ARGV[1] then return 0 end
-local realm = redis.call('HGET', KEYS[1], 'realm')
-local waiter = redis.call('HGET', KEYS[1], 'waiter')
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('SREM', ARGV[2] .. 'u:' .. ARGV[1], ARGV[3])
-redis.call('SREM', ARGV[2] .. 'rp:' .. realm, ARGV[3])
-if waiter then redis.call('PUBLISH', ARGV[2] .. 'wake:' .. waiter, ARGV[3]) end
-return 1`,
+    lua: `${ADD_ENTRY}${DROP_QUEUES}
+if redis.call('HGET', KEYS[2], 'user') ~= ARGV[1] then return 0 end
+return drop(ARGV[2], {ARGV[3]}, ARGV[4])`,
   },
   /**
-   * Drops queues that missed a publication, so that their next poll answers
-   * BAD_EVENT_QUEUE_ID and their clients register again, and wakes their
-   * waiting polls. KEYS: none. ARGV: key prefix, how many queue IDs follow,
-   * the queue IDs, then index keys (of a user's queues, or of an
-   * organization's public queues) whose every queue is dropped. Answers how
-   * many queues were dropped.
+   * Drops queues, so that their next poll answers BAD_EVENT_QUEUE_ID and
+   * their clients register again: those named, those of index keys (of a
+   * user's queues, or of an organization's public queues), and, given a
+   * time, those not polled since it (idle expiry, at most 1000 a call).
+   * KEYS: log. ARGV: key prefix, the dropping process, idle bound ('' for
+   * none), how many queue IDs follow, the queue IDs, then index keys.
+   * Answers how many queues were dropped.
    */
   queuesDrop: {
-    keys: 0,
-    lua: `
+    keys: 1,
+    lua: `${ADD_ENTRY}${DROP_QUEUES}
 local prefix = ARGV[1]
-local n = tonumber(ARGV[2])
+local n = tonumber(ARGV[4])
 local ids = {}
-for i = 3, 2 + n do ids[#ids + 1] = ARGV[i] end
-for i = 3 + n, #ARGV do
+for i = 5, 4 + n do ids[#ids + 1] = ARGV[i] end
+for i = 5 + n, #ARGV do
   for _, id in ipairs(redis.call('SMEMBERS', ARGV[i])) do ids[#ids + 1] = id end
 end
-local dropped = 0
-for _, id in ipairs(ids) do
-  local queue = prefix .. 'q:{' .. id .. '}'
-  local user = redis.call('HGET', queue, 'user')
-  if user then
-    local realm = redis.call('HGET', queue, 'realm')
-    local waiter = redis.call('HGET', queue, 'waiter')
-    redis.call('DEL', queue, queue .. ':ev')
-    redis.call('SREM', prefix .. 'u:' .. user, id)
-    redis.call('SREM', prefix .. 'rp:' .. realm, id)
-    if waiter then redis.call('PUBLISH', prefix .. 'wake:' .. waiter, id) end
-    dropped = dropped + 1
+if ARGV[3] ~= '' then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', prefix .. 'seen', '-inf', '(' .. ARGV[3],
+      'LIMIT', 0, 1000)) do
+    ids[#ids + 1] = id
   end
 end
-return dropped`,
+if #ids == 0 then return 0 end
+return drop(prefix, ids, ARGV[2])`,
+  },
+  /**
+   * Trims the log of the entries before a stream ID, remembering the last
+   * one trimmed. KEYS: log, trimmed. ARGV: the stream ID. Answers how many
+   * entries were trimmed.
+   */
+  logTrim: {
+    keys: 2,
+    lua: `
+local last = redis.call('XREVRANGE', KEYS[1], '(' .. ARGV[1], '-', 'COUNT', 1)
+if #last == 0 then return 0 end
+redis.call('SET', KEYS[2], last[1][1])
+return redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])`,
   },
   /**
    * Renews this process's liveness key, and sets or clears its in-flight

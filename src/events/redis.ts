@@ -1,9 +1,9 @@
 // The connections of one process to the Redis that every server process of a
 // deployment shares: one for commands (event queues, rate limits; commands
-// issued in the same turn of the event loop go out in one write), and one
-// subscriber, over which the process hears the wake-ups of its waiting polls
-// and the cache invalidations of the others. No request holds a connection of
-// its own.
+// issued in the same turn of the event loop go out in one write), one
+// subscriber, over which the process hears the cache invalidations of the
+// others, and one on which the event queue store follows the event log
+// (redis-log.ts). No request holds a connection of its own.
 import { randomUUID } from 'node:crypto';
 import Redis, { type RedisOptions } from 'ioredis';
 
@@ -25,9 +25,10 @@ export class RedisLink {
   private readonly handlers = new Map<string, MessageHandler>();
   private readonly reconnectHandlers: (() => void)[] = [];
   private connectedOnce = false;
+  private readonly options: RedisOptions;
 
   private constructor(
-    url: string,
+    private readonly url: string,
     /** Put before every key and channel name, so that deployments (and test runs) sharing a Redis never meet. */
     readonly prefix: string,
     onError: (error: Error) => void,
@@ -37,7 +38,7 @@ export class RedisLink {
     // reconnection: the caller already heard it failed), and one that gets no
     // answer fails within COMMAND_TIMEOUT_MS; meanwhile the connection is
     // retried every RECONNECT_MAX_MS at most.
-    const options: RedisOptions = {
+    const options: RedisOptions = (this.options = {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -45,7 +46,7 @@ export class RedisLink {
       commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: COMMAND_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_MS),
-    };
+    });
     this.command = new Redis(url, { ...options, enableAutoPipelining: true });
     // The subscriber renews its subscriptions itself (below), so that it
     // tells listeners to catch up only once the renewal is in place.
@@ -112,6 +113,17 @@ export class RedisLink {
   /** Publishes `message` on `channel` to every process listening, this one included. */
   publish(channel: string, message: string): Promise<number> {
     return this.command.publish(this.key(channel), message);
+  }
+
+  /**
+   * A connection of its own for blocking reads (XREAD BLOCK), without the
+   * command timeout; its owner closes it.
+   */
+  async blockingConnection(onError: (error: Error) => void): Promise<Redis> {
+    const connection = new Redis(this.url, { ...this.options, commandTimeout: undefined });
+    connection.on('error', onError);
+    await connection.connect();
+    return connection;
   }
 
   /** Calls `handler` after the subscriber reconnects, when messages may have been missed. */

@@ -125,7 +125,8 @@ function lastEventIdHeader(value: string | string[] | undefined): number | undef
   const header = Array.isArray(value) ? value.join(',') : value;
   if (header === undefined || header.trim() === '') return undefined;
   const id = Number(header);
-  if (!/^-?\d{1,10}$/.test(header.trim()) || id < -1) throw badRequest('Invalid Last-Event-ID');
+  if (!/^-?\d{1,16}$/.test(header.trim()) || !Number.isSafeInteger(id) || id < -1)
+    throw badRequest('Invalid Last-Event-ID');
   return id;
 }
 

@@ -110,7 +110,7 @@ function registerStateMetrics(
   );
   queueGauge(
     'chat_event_queue_events',
-    'Events held in the event queues, not yet acknowledged by their clients.',
+    'Events held for the event queues: in one process, those its queues hold unacknowledged; with Redis, the entries of the shared event log.',
     'events',
   );
   registerPublicationMetrics(registry, queues);

@@ -85,3 +85,22 @@ export function checkEvents(events: unknown[]): void {
     );
   }
 }
+
+/** An event as GET /events answers it: its ID, and the fields of its type. */
+export interface QueueEvent {
+  id: number;
+  [field: string]: any;
+}
+
+/**
+ * The events without their IDs, once their IDs are checked to increase. IDs
+ * are consecutive in one process's memory, and positions in the shared log
+ * (increasing, skipping numbers) with Redis: tests compare the rest.
+ */
+export function withoutIds<T extends { id: number }>(events: T[]): Omit<T, 'id'>[] {
+  events.forEach((event, i) => {
+    if (i > 0 && !(event.id > events[i - 1].id))
+      throw new Error(`event IDs do not increase: ${events.map((e) => e.id).join(', ')}`);
+  });
+  return events.map(({ id: _id, ...rest }) => rest);
+}

@@ -1,0 +1,221 @@
+// The event log of the Redis queue store, as each process holds it: the
+// entries of `<prefix>log` (see redis-scripts.ts) parsed once, the recent
+// ones kept in memory, and the reader that follows the log on a connection of
+// its own (XREAD BLOCK from the last entry it read, resuming after a lost
+// connection). The store answers its waiting polls from each new entry, and
+// other polls from the entries kept, or from Redis when they reach back
+// further.
+import type Redis from 'ioredis';
+import {
+  sharedFinalizing,
+  type MessageEventHooks,
+  type Publication,
+  type QueueOptions,
+} from './queues';
+
+/** What an entry of the log says, as its JSON holds it. */
+export type EntryData =
+  /** A publication to the queues of users (`u`), or to a realm's public queues (`r`) but those of `x`. */
+  | { k: 'p'; p: Publication; u: number[] }
+  | { k: 'p'; p: Publication; r: number; x: number[] }
+  /** Queues deleted or dropped: every process forgets them and answers their waiting polls. */
+  | { k: 'd'; q: string[] }
+  /** Queue `q` taken by a waiting poll of process `h`: another process's waiting poll on it is answered. */
+  | { k: 't'; q: string; h: string }
+  /** Queues whose waiting polls came due for a heartbeat, which carries this entry's ID. */
+  | { k: 'h'; q: string[] };
+
+/** One entry of the log, parsed. */
+export interface LogEntry {
+  /** Its event ID (see eventId). */
+  id: number;
+  data: EntryData;
+  /** For a publication to many users: its recipients as a set, made when first needed. */
+  users?: Set<number>;
+  /** The hooks that finalize its message event once per kind of queue (sharedFinalizing). */
+  hooks?: MessageEventHooks;
+}
+
+/**
+ * The event ID of a stream ID `<ms>-<seq>`: ms * 1000 + seq (the append
+ * script keeps seq below 1000), below 2^53 until the year 2255.
+ */
+export function eventId(streamId: string): number {
+  const dash = streamId.indexOf('-');
+  return Number(streamId.slice(0, dash)) * 1000 + Number(streamId.slice(dash + 1));
+}
+
+/** The stream ID of an event ID (the inverse of eventId); 0-0 for negative IDs. */
+export function streamId(id: number): string {
+  if (id < 0) return '0-0';
+  return `${Math.floor(id / 1000)}-${id % 1000}`;
+}
+
+/** An entry of a stream as ioredis answers it: its ID and its fields, names and values in turn. */
+export type RawEntry = [string, string[]];
+
+/** Parses a raw entry (fields o, s, e: see redis-scripts.ts). */
+export function parseEntry([id, fields]: RawEntry): LogEntry {
+  let json = '{}';
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === 'e') json = fields[i + 1];
+  return { id: eventId(id), data: JSON.parse(json) as EntryData };
+}
+
+/** Whether entry `entry` (a publication) is for a queue of this user with these options. */
+export function entryReaches(entry: LogEntry, options: QueueOptions): boolean {
+  const { data } = entry;
+  if (data.k !== 'p') return false;
+  if ('u' in data) {
+    if (data.u.length <= 16) return data.u.includes(options.userId);
+    entry.users ??= new Set(data.u);
+    return entry.users.has(options.userId);
+  }
+  return options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId);
+}
+
+/** The hooks that finalize a publication's message event once per kind of queue. */
+export function entryHooks(entry: LogEntry, hooks: MessageEventHooks): MessageEventHooks {
+  if (entry.data.k !== 'p') return hooks;
+  return (entry.hooks ??= sharedFinalizing(entry.data.p, hooks));
+}
+
+/** How many entries, and of what age, a process keeps in memory. */
+export interface WindowLimits {
+  maxEntries: number;
+  maxAgeMs: number;
+}
+
+/**
+ * The recent entries of the log, in order. Every entry after `start` is in
+ * it: a poll whose position is at or after `start` is answered from memory.
+ */
+export class LogWindow {
+  /** The entries, oldest first, from `head` on (the ones before were let go). */
+  private entries: LogEntry[] = [];
+  private head = 0;
+  /** Every entry after this event ID is held (or not read yet: see `last`). */
+  start: number;
+  /** The event ID of the last entry read. */
+  last: number;
+
+  constructor(
+    from: number,
+    private readonly limits: WindowLimits,
+  ) {
+    this.start = from;
+    this.last = from;
+  }
+
+  /** Adds the entries after the last one held, in order; answers those that were new. */
+  add(entries: LogEntry[]): LogEntry[] {
+    const added: LogEntry[] = [];
+    for (const entry of entries) {
+      if (entry.id <= this.last) continue;
+      this.entries.push(entry);
+      this.last = entry.id;
+      added.push(entry);
+    }
+    this.letGo();
+    return added;
+  }
+
+  /** The entries held after event ID `after`, oldest first. */
+  after(after: number): LogEntry[] {
+    let lo = this.head;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.entries[mid].id <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.entries.slice(lo);
+  }
+
+  /** How many entries are held. */
+  get size(): number {
+    return this.entries.length - this.head;
+  }
+
+  /** Lets go of the entries past the count or older than the age. */
+  private letGo(): void {
+    const oldest = (Date.now() - this.limits.maxAgeMs) * 1000;
+    while (
+      this.size > 0 &&
+      (this.size > this.limits.maxEntries || this.entries[this.head].id < oldest)
+    ) {
+      this.start = this.entries[this.head].id;
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Lets go of entries by age even when none come. */
+  tidy(): void {
+    this.letGo();
+  }
+}
+
+/** How long a blocked read waits before it is sent again (so that a dead connection is noticed). */
+const BLOCK_MS = 5000;
+/** Most entries one read takes. */
+const READ_COUNT = 1000;
+/** The pause after a failed read before the next. */
+const RETRY_MS = 250;
+
+/** Reads the log as it grows, on a connection of its own, and hands each batch of new entries on. */
+export class LogReader {
+  private closed = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly logKey: string,
+    private readonly window: LogWindow,
+    /** Called with the new entries of each read, in order. */
+    private readonly onEntries: (entries: LogEntry[]) => void,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Starts reading after the window's last entry. */
+  start(): void {
+    this.running = this.loop();
+  }
+
+  /** Stops reading and closes the connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.connection.disconnect();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closed) {
+      try {
+        const reply = (await this.connection.xread(
+          'COUNT',
+          READ_COUNT,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          this.logKey,
+          streamId(this.window.last),
+        )) as [string, RawEntry[]][] | null;
+        if (reply) this.ingest(reply[0][1]);
+        else this.window.tidy();
+      } catch (error) {
+        if (this.closed) return;
+        this.onError(error);
+        await new Promise((done) => setTimeout(done, RETRY_MS));
+      }
+    }
+  }
+
+  /** Parses and hands on the entries not held yet (another read may have brought some already). */
+  ingest(raw: RawEntry[]): void {
+    const added = this.window.add(raw.map(parseEntry));
+    if (added.length > 0) this.onEntries(added);
+  }
+}

@@ -1,0 +1,225 @@
+// The shared event log of processes on Redis: an event is published once,
+// as one entry of the log, whatever the number of its queues and of the
+// processes holding them; each process answers its own waiting polls from it,
+// and the Redis commands per message do not grow with the number of queues.
+// A heartbeat carries an ID above the poll's and skips no event.
+// Runs on the PostgreSQL run when TEST_REDIS_URL is set.
+import { connect } from 'node:net';
+import Redis from 'ioredis';
+import { testRedisUrl, usesRedis } from './support/redis';
+import type { ApiClient, Cast, TestServer } from './support/server';
+import { TestCluster } from './support/cluster';
+import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
+
+const describeCluster = usesRedis() ? describe : describe.skip;
+
+/** Keys of the event queue store (not rate limits, liveness keys or marks). */
+const QUEUE_KEYS = /(^|:)(log|q:\{|seen|u:|rp:|trimmed)/;
+
+/**
+ * Counts the commands Redis runs on the event queue store's keys under
+ * `prefix`, through MONITOR on a plain socket (which shows the commands
+ * scripts run too), leaving out the counts that /metrics and the tests' own
+ * waits ask for (ZCARD, XLEN).
+ */
+async function countCommands(prefix: string) {
+  const url = new URL(testRedisUrl());
+  const socket = connect(Number(url.port || 6379), url.hostname);
+  await new Promise<void>((done, fail) => socket.once('connect', done).once('error', fail));
+  socket.write('MONITOR\r\n');
+  let count = 0;
+  let rest = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\r\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      // +<time> [<db> <client>] "command" "arg" ...
+      const args = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+      const name = args[0]?.toLowerCase();
+      if (!name || name === 'zcard' || name === 'xlen') continue;
+      const keys = args.slice(1).filter((arg) => arg.startsWith(prefix));
+      if (keys.some((key) => QUEUE_KEYS.test(key.slice(prefix.length)))) count++;
+    }
+  });
+  return {
+    take: () => {
+      const taken = count;
+      count = 0;
+      return taken;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+/**
+ * Long-polls `queueIds` of `user` on `server` until stopped, each poll again
+ * as soon as it is answered, collecting the message IDs each queue receives.
+ */
+function pollEach(server: ApiClient, user: Cast['member'], queueIds: string[]) {
+  const received = new Map<string, number[]>(queueIds.map((id) => [id, []]));
+  let running = true;
+  const loops = queueIds.map(async (queueId) => {
+    let last = -1;
+    while (running) {
+      const res = await server.call('GET', '/events', {
+        as: user,
+        params: { queue_id: queueId, last_event_id: last },
+      });
+      if (res.status !== 200) return;
+      for (const event of res.body.events) {
+        last = Math.max(last, event.id);
+        if (event.type === 'message') received.get(queueId)!.push(event.message.id);
+      }
+    }
+  });
+  return {
+    received,
+    stop: async () => {
+      running = false;
+      for (const queueId of queueIds)
+        await server.call('DELETE', '/events', { as: user, params: { queue_id: queueId } });
+      await Promise.all(loops);
+    },
+  };
+}
+
+describeCluster('one log for every queue', () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    // No heartbeat during the test: each message's commands are its own.
+    cluster = await TestCluster.start(2, { EVENT_HEARTBEAT_SECONDS: '600' });
+    cast = await cluster.servers[0].createCast();
+    redis = new Redis(testRedisUrl());
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+
+  const prefix = () => cluster.env.REDIS_KEY_PREFIX;
+  const logLength = () => redis.xlen(`${prefix()}log`);
+
+  async function register(on: TestServer, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const res = await on.ok('POST', '/register', {
+        as: cast.member,
+        params: { event_types: JSON.stringify(['message']), fetch_event_types: '[]' },
+      });
+      ids.push(res.body.queue_id as string);
+    }
+    return ids;
+  }
+
+  /**
+   * With `perProcess` queues of one user long-polled on each process, sends
+   * `rounds` messages one at a time: the Redis commands on the queue store's
+   * keys over each message's cycle (its publication, the answers, the polls
+   * that follow), and the entries it added to the log.
+   */
+  async function measure(perProcess: number, rounds: number) {
+    const [a, b] = cluster.servers;
+    const queues = [await register(a, perProcess), await register(b, perProcess)];
+    const before = [await parkedPolls(a), await parkedPolls(b)];
+    const polls = [pollEach(a, cast.member, queues[0]), pollEach(b, cast.member, queues[1])];
+    const allWaiting = async () => {
+      await waitForParkedPolls(a, before[0] + perProcess);
+      await waitForParkedPolls(b, before[1] + perProcess);
+    };
+    const counter = await countCommands(prefix());
+    const commands: number[] = [];
+    const entries: number[] = [];
+    try {
+      for (let round = 0; round < rounds; round++) {
+        await allWaiting();
+        const length = await logLength();
+        counter.take();
+        const sent = await a.ok('POST', '/messages', {
+          as: cast.owner,
+          params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: `r${round}` },
+        });
+        const id = sent.body.id as number;
+        await waitFor('every queue to receive the message', () =>
+          polls.every((p) => [...p.received.values()].every((ids) => ids.includes(id))),
+        );
+        await allWaiting();
+        commands.push(counter.take());
+        entries.push((await logLength()) - length);
+      }
+    } finally {
+      counter.close();
+      await Promise.all(polls.map((p) => p.stop()));
+    }
+    for (const p of polls)
+      for (const ids of p.received.values()) expect(new Set(ids).size).toBe(ids.length);
+    return { commands, entries };
+  }
+
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1];
+
+  test('a message is one entry of the log, and its Redis commands do not grow with the queues', async () => {
+    const few = await measure(2, 5);
+    const many = await measure(20, 5);
+    // One entry per publication, whatever the queues: a direct message is two,
+    // the recipients' event and the sender's own (with its local_message_id).
+    expect({ few: few.entries, many: many.entries }).toEqual({
+      few: [2, 2, 2, 2, 2],
+      many: [2, 2, 2, 2, 2],
+    });
+    // The append (one script, one XADD per entry) and one XREAD per process.
+    expect({ few: median(few.commands), many: median(many.commands) }).toEqual({ few: 5, many: 5 });
+  }, 120_000);
+});
+
+describeCluster('heartbeats from the log', () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(2);
+    cast = await cluster.servers[0].createCast();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  test("a heartbeat carries an ID above the poll's, and the next event comes after it", async () => {
+    const [a, b] = cluster.servers;
+    const reg = await a.ok('POST', '/register', {
+      as: cast.member2,
+      params: { event_types: JSON.stringify(['message']) },
+    });
+    const queueId = reg.body.queue_id as string;
+    const sent = await b.ok('POST', '/messages', {
+      as: cast.owner,
+      params: { type: 'direct', to: JSON.stringify([cast.member2.id]), content: 'before' },
+    });
+    const first = await b.ok('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: -1 },
+    });
+    const [message] = first.body.events;
+    expect(message.message.id).toBe(sent.body.id);
+    // Nothing more comes: the heartbeat (every second here) answers, with an ID above the message's.
+    const beat = await b.ok('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: message.id },
+    });
+    expect(beat.body.events).toEqual([{ id: expect.any(Number), type: 'heartbeat' }]);
+    expect(beat.body.events[0].id).toBeGreaterThan(message.id);
+    // Acknowledging the heartbeat skips no event: the next one comes after it, on either process.
+    const after = await a.ok('POST', '/messages', {
+      as: cast.owner,
+      params: { type: 'direct', to: JSON.stringify([cast.member2.id]), content: 'after' },
+    });
+    const next = await a.ok('GET', '/events', {
+      as: cast.member2,
+      params: { queue_id: queueId, last_event_id: beat.body.events[0].id },
+    });
+    expect(next.body.events.map((e: { message: { id: number } }) => e.message.id)).toEqual([
+      after.body.id,
+    ]);
+    expect(next.body.events[0].id).toBeGreaterThan(beat.body.events[0].id);
+  });
+});
