@@ -4,6 +4,14 @@
 // once, forks the workers, replaces a worker that dies, and on SIGTERM or
 // SIGINT stops every worker in order (each answers its waiting long-polls and
 // finishes its requests) before exiting. Each worker is the ordinary server.
+//
+// The workers accept connections themselves, on the listening socket they
+// share (SCHED_NONE), rather than from the primary (Node's round robin on
+// Linux): the primary hands a connection it accepted to a worker and keeps it
+// open until that worker acknowledges it, and a worker that dies in between
+// never does, so that the connection stays open with nobody to answer its
+// request. With a shared socket, a connection a worker has not accepted waits
+// for another, and one it had accepted is closed with it.
 //   npm run cluster [-- --workers N]     (or CLUSTER_WORKERS=N; default: one per core)
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
@@ -37,6 +45,7 @@ export function workerCount(args: string[], config: Config): number {
 async function primary(config: Config, log: Logger, count: number): Promise<void> {
   const applied = await migrate(config.databaseUrl);
   if (applied.length > 0) log.info('database migrated', { migrations: applied });
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({ exec: __filename, args: [] });
   let stopping = false;
   const listening = new Set<number>();

@@ -4,9 +4,11 @@
 // every acknowledged message is in the database and reached every polled
 // queue, or that queue answers BAD_EVENT_QUEUE_ID. (A message the dead worker
 // committed without answering may miss its events: the queues are then
-// dropped for it, which test/cluster-crash.test.ts checks.)
+// dropped for it, which test/cluster-crash.test.ts checks.) And a worker
+// killed while new connections come leaves none of them open unanswered.
 // Runs on the PostgreSQL run when TEST_REDIS_URL is set.
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from './support/database';
@@ -18,6 +20,21 @@ import { ApiClient, TestServer, type Cast } from './support/server';
 const root = resolve(__dirname, '..');
 /** Messages sent in all (FAULT_KILL_SENDS overrides, for a slow machine). */
 const SENDS = Number(process.env.FAULT_KILL_SENDS || 2000);
+/** The share of the messages acknowledged before the kill (FAULT_KILL_AT overrides, to kill at another moment). */
+const KILL_AT = Number(process.env.FAULT_KILL_AT || 0.1);
+
+/** The status of GET `url` sent on a connection of its own, or the code of the error that ended it. */
+function getOnNewConnection(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+    req.end();
+  });
+}
 
 (usesRedis() ? describe : describe.skip)('a worker killed under load', () => {
   let database: TestDatabase;
@@ -107,8 +124,8 @@ const SENDS = Number(process.env.FAULT_KILL_SENDS || 2000);
     });
     await drill.start();
     await drill.until(
-      'a tenth of the messages acknowledged before the kill',
-      () => drill.acknowledged.length >= SENDS / 10,
+      `${KILL_AT * SENDS} messages acknowledged before the kill`,
+      () => drill.acknowledged.length >= SENDS * KILL_AT,
       300_000,
     );
     const killedAt = Date.now();
@@ -157,4 +174,45 @@ const SENDS = Number(process.env.FAULT_KILL_SENDS || 2000);
         missing: [],
       });
   }, 900_000);
+
+  // A worker stopped (SIGSTOP) takes no connection, so the connections
+  // opened meanwhile are all the other's; once it is killed none of them is
+  // left open without an answer. (With the primary handing connections out,
+  // one was handed to the stopped worker and stayed open after its death.)
+  test('a connection opened while a worker dies is answered by another', async () => {
+    const exited = new Set(
+      lines.filter((l) => l.msg === 'worker exited; starting another').map((l) => l.pid as number),
+    );
+    const live = [
+      ...new Set(lines.filter((l) => l.msg === 'listening').map((l) => l.pid as number)),
+    ].filter((pid) => !exited.has(pid));
+    expect(live).toHaveLength(2);
+    const [stopped] = live;
+    process.kill(stopped, 'SIGSTOP');
+    const answers: (number | string | undefined)[] = [];
+    const requests = Array.from({ length: 4 }, (_, i) =>
+      getOnNewConnection(`${client.url}/health`).then((answer) => (answers[i] = answer)),
+    );
+    await waitFor(
+      'the worker still running to answer three of the four requests',
+      () => answers.filter((a) => a !== undefined).length >= 3,
+      30_000,
+    );
+    process.kill(stopped, 'SIGKILL');
+    await waitFor(
+      'the primary to see the stopped worker exit',
+      () => lines.some((l) => l.msg === 'worker exited; starting another' && l.pid === stopped),
+      30_000,
+    );
+    await waitFor(
+      'every request answered, or its connection reset',
+      () => answers.filter((a) => a !== undefined).length === 4,
+      30_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; answers: ${JSON.stringify(answers)}`);
+    });
+    await Promise.all(requests);
+    // A connection reset by the kill is an answer too: the client knows to try again.
+    expect(answers.filter((a) => a !== 200 && a !== 'ECONNRESET')).toEqual([]);
+  }, 120_000);
 });

@@ -95,6 +95,9 @@ export class FaultDrill {
   /** Answers the drill did not expect (a 500, a contract mismatch...). */
   readonly problems: string[] = [];
   sendAttempts = 0;
+  /** The requests sent and not answered yet, by number. */
+  private readonly inFlight = new Map<number, { what: string; startedAt: number }>();
+  private requestCount = 0;
   private sending = true;
   private polling = true;
   private readonly senderLoops: Promise<void>[] = [];
@@ -120,7 +123,15 @@ export class FaultDrill {
   /** Stops sending and registering; polls go on until `stop`. */
   async stopSending(): Promise<void> {
     this.sending = false;
-    await Promise.all(this.senderLoops);
+    await this.settle('the sending loops to stop', this.senderLoops);
+  }
+
+  /** Waits for `loops` to end, naming the requests still unanswered if they do not. */
+  private async settle(what: string, loops: Promise<void>[], timeoutMs = 60_000): Promise<void> {
+    let ended = false;
+    void Promise.allSettled(loops).then(() => (ended = true));
+    await this.until(what, () => ended, timeoutMs);
+    await Promise.all(loops);
   }
 
   /**
@@ -141,7 +152,7 @@ export class FaultDrill {
             .catch(() => undefined),
         ),
     );
-    await Promise.all(this.pollerLoops);
+    await this.settle('the polling loops to stop', this.pollerLoops);
   }
 
   /** Whether every send has stopped (after `stopSending`, or `maxSends` reached). */
@@ -171,7 +182,15 @@ export class FaultDrill {
       acknowledged: this.acknowledged.length,
       received: this.queues.map((q) => (q.lost ? 'lost' : q.received.size)),
       problems: this.problems.slice(0, 3),
+      unanswered: this.unanswered(),
     });
+  }
+
+  /** The requests still waiting for their answer, oldest first: what each is and how long it has waited. */
+  unanswered(now = Date.now()): string[] {
+    return [...this.inFlight.values()].map(
+      ({ what, startedAt }) => `${what} for ${now - startedAt} ms`,
+    );
   }
 
   /** The acknowledged messages that `queue` has not received. */
@@ -266,6 +285,8 @@ export class FaultDrill {
   ): Promise<DrillReply | undefined> {
     const startedAt = Date.now();
     const started = performance.now();
+    const number = ++this.requestCount;
+    this.inFlight.set(number, { what: `${operation} ${method} ${path}`, startedAt });
     let res: DrillReply;
     try {
       res =
@@ -277,6 +298,8 @@ export class FaultDrill {
       if (!code) this.problems.push(`${method} ${path}: ${String(error)}`);
       this.answers.push({ operation, status: 0, code, startedAt, ms: performance.now() - started });
       return undefined;
+    } finally {
+      this.inFlight.delete(number);
     }
     const answer: DrillAnswer = {
       operation,
