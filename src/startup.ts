@@ -157,9 +157,16 @@ export async function openMailer(config: Config, db: Database, log: Logger): Pro
   return new SmtpMailer(config.smtpUrl, config.emailFrom);
 }
 
-/** Answers waiting polls, stops the scheduler and closes the database. */
+/**
+ * Stops the scheduler, lets the followers of sent messages finish and the
+ * events published so far reach their queues, answers waiting polls and
+ * closes the database: nothing that runs after a write's commit is left to
+ * find the database closed.
+ */
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
+  await services.messageSent.settled();
+  await services.bus.settled();
   await services.queues.close();
   await services.redis?.close();
   await services.files.close();

@@ -1,12 +1,14 @@
 // Stopping the server (what SIGTERM does): waiting long-polls are answered,
 // a request in flight finishes, new connections are refused, and the
-// database is closed only afterwards.
+// database is closed only afterwards, once what follows the messages sent
+// has finished too.
 import { request, type Server } from 'node:http';
 import { doCreateRealm } from '../src/actions/realm/realms';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
 import { createTestDatabase } from './support/database';
+import { TestServer } from './support/server';
 import { waitFor } from './support/wait';
 
 function send(url: string, auth: string, method = 'GET'): Promise<{ status: number; body: any }> {
@@ -98,4 +100,40 @@ test('stop answers waiting polls, lets requests in flight finish, then closes', 
     await server.stop();
     await database.drop();
   }
+});
+
+// A follower of a sent message (notification emails, Welcome Bot's answer)
+// runs after the write's commit, on its own: a stop that comes meanwhile
+// closes the database only once it has finished, so that its queries find
+// the database open.
+test('stop lets the followers of a sent message finish before closing the database', async () => {
+  const server = await TestServer.start();
+  const cast = await server.createCast();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let outcome: { messages: number } | { error: string } | undefined;
+  server.services.messageSent.subscribe('a slow follower', async () => {
+    await released;
+    outcome = await server.services.db
+      .read((db) => db.message.count())
+      .then(
+        (messages) => ({ messages }),
+        (error: unknown) => ({ error: String(error) }),
+      );
+  });
+  await server.ok('POST', '/messages', {
+    as: cast.owner,
+    params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: 'hello' },
+  });
+  const waitsForFollowers = jest.spyOn(server.services.messageSent, 'settled');
+  let stopped = false;
+  const stopping = server.stop().then(() => (stopped = true));
+  await waitFor(
+    'the stop to wait for the followers (or to end without them)',
+    () => stopped || waitsForFollowers.mock.calls.length > 0,
+  );
+  release();
+  await waitFor('the follower to read the database', () => outcome);
+  expect(outcome).toEqual({ messages: expect.any(Number) });
+  await stopping;
 });

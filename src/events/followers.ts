@@ -8,6 +8,8 @@ export type Follower<T> = (value: T) => void | Promise<void>;
 /** The subscribers of one kind of committed happening. */
 export class Followers<T> {
   private readonly list: { name: string; follow: Follower<T> }[] = [];
+  /** The subscribers' runs not finished yet. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly onError: (name: string, error: unknown) => void) {}
 
@@ -21,10 +23,26 @@ export class Followers<T> {
     for (const { name, follow } of this.list) {
       try {
         const done = follow(value);
-        if (done) done.catch((error: unknown) => this.onError(name, error));
+        if (done) this.track(name, done);
       } catch (error) {
         this.onError(name, error);
       }
     }
+  }
+
+  /**
+   * Resolves once every run started so far has finished, and those they
+   * started in turn (a reply of the welcome bot is announced too): a process
+   * that stops waits for them before it closes the database.
+   */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+
+  private track(name: string, done: Promise<void>): void {
+    const run: Promise<void> = done
+      .catch((error: unknown) => this.onError(name, error))
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
   }
 }
