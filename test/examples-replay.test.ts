@@ -12,8 +12,8 @@
 // to that file (JSON), to help write or update examples.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { loadSpec, specPath } from '../src/http/spec';
-import { prepareResponseValidators } from './support/compiled-cache';
+import { openContract, specPath, type ContractBackend } from '../src/http/spec';
+import { responseErrors } from './support/compiled-cache';
 import { TestServer, type Reply } from './support/server';
 import { buildExampleFixture, TINY_PNG, type ExampleFixture } from './support/example-fixture';
 import {
@@ -28,7 +28,9 @@ import {
 } from './support/examples';
 
 const all = operations();
-const contract = loadSpec(specPath);
+/** openapi-backend over the contract, opened when a response validator is not in the cache. */
+let backend: ContractBackend | undefined;
+const openBackend = () => (backend ??= openContract(specPath));
 /**
  * Writes that go before the others: the organization Zephyr is deactivated
  * by the deactivate-realm example, and shown deactivated by later ones.
@@ -141,7 +143,6 @@ async function send(c: Case): Promise<Reply> {
 describe('every operation carries its examples', () => {
   // Every operation, so that a new one cannot go without examples.
   test.each(all.map((op) => [op.id, op] as const))('%s', async (_, op) => {
-    const { api, takeCompilers } = await contract;
     const cases = casesOf(op);
     const names = requestExampleNames(op);
     const successes = cases.filter((c) => c.answer.status < 300);
@@ -173,12 +174,7 @@ describe('every operation carries its examples', () => {
         answer.name,
         'string',
       ]);
-      prepareResponseValidators(api, takeCompilers, op.id); // from the cache when it has them
-      const errors = api.validator.validateResponse(
-        answer.example.value,
-        op.id,
-        answer.status,
-      ).errors;
+      const errors = responseErrors(answer.example.value, op.id, answer.status, openBackend);
       expect([op.id, answer.name, errors ?? []]).toEqual([op.id, answer.name, []]);
     }
   });

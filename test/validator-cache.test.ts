@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doCreateRealm } from '../src/actions/realm/realms';
 import { loadConfig } from '../src/config';
-import { loadSpec, specModule, specPath } from '../src/http/spec';
+import { loadOperations, loadSpec, openContract, specModule, specPath } from '../src/http/spec';
 import { RequestValidators, validatorCacheFile } from '../src/http/validators';
 import { createLogger } from '../src/log';
 import { startServer } from '../src/server';
@@ -23,7 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function fresh() {
   const { api, operations, takeCompilers } = await loadSpec(specPath);
   return {
-    validators: new RequestValidators(api, takeCompilers),
+    validators: new RequestValidators(() => ({ api, takeCompilers })),
     ids: operations.map((op) => op.operationId),
     operations,
   };
@@ -94,16 +94,25 @@ test('a damaged cache, or one missing an operation, is compiled anew and rewritt
 
 test('validators compiled on first use are kept per operation, and a later start loads them', async () => {
   const folder = join(dir, 'operations');
-  const lazy = async () => {
-    const { api, takeCompilers } = await loadSpec(specPath);
-    return new RequestValidators(api, takeCompilers, undefined, folder);
-  };
+  // How many times a start needed openapi-backend: only to compile.
+  let opened = 0;
+  const lazy = async () =>
+    new RequestValidators(
+      () => {
+        opened += 1;
+        return openContract(specPath);
+      },
+      undefined,
+      folder,
+    );
   const refused = { path: {}, query: {}, header: {}, cookie: {}, requestBody: { type: 7 } };
   const ours = (await lazy()).of('send-message');
   expect(ours.length).toBeGreaterThan(0);
   const file = join(folder, 'send-message.js');
   const written = readFileSync(file, 'utf8');
+  expect(opened).toBe(1);
   const theirs = (await lazy()).of('send-message');
+  expect(opened).toBe(1);
   expect(theirs).toHaveLength(ours.length);
   for (let i = 0; i < ours.length; i++)
     expect(theirs[i](structuredClone(refused))).toBe(ours[i](structuredClone(refused)));
@@ -118,6 +127,13 @@ test('validators compiled on first use are kept per operation, and a later start
   writeFileSync(file, 'module.exports = [');
   expect((await lazy()).of('send-message')).toHaveLength(ours.length);
   expect(readFileSync(file, 'utf8')).toBe(written);
+});
+
+test('the operations a start reads from the cache are those of the contract', async () => {
+  const { operations } = await loadSpec(specPath);
+  expect(loadOperations(specPath)).toEqual(operations);
+  // Read back from the cache file as well as made.
+  expect(loadOperations(specPath)).toEqual(operations);
 });
 
 test('the cache is named by what the validators come from', () => {

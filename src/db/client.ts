@@ -4,7 +4,7 @@
 // that events are published only after the transaction that caused them commits.
 import { Pool } from 'pg';
 import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sqlite/client';
-import { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
+import type { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
 import { ReadWriteLock } from './lock';
 import { CachingPgAdapter } from './pg-statements';
 import { CachingSqliteAdapter } from './sqlite-statements';
@@ -222,8 +222,13 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   // next query on it; without a listener its error would end the process.
   pool.on('error', () => undefined);
   const adapter = new CachingPgAdapter(pool, target.schema ? { schema: target.schema } : undefined);
+  // Loaded only here: a process on SQLite does without its megabyte of code.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PrismaClient } = require('../../generated/prisma/postgres/client') as {
+    PrismaClient: typeof PostgresClient;
+  };
   // Both generated clients come from one schema and differ only in the provider's
   // name, so the SQLite client's type stands for both.
-  const client = new PostgresClient({ adapter }) as unknown as Client;
+  const client = new PrismaClient({ adapter }) as unknown as Client;
   return new Database(client, 'postgresql', options.transactionTimeoutMs, adapter, pool);
 }

@@ -25,7 +25,7 @@ import { operatorEndpoints } from './operator';
 import { jsonMirror } from './session';
 import { webClient } from './web';
 import { buildRouter, methodsByShape, type RequestState } from './routes';
-import { loadSpec, specModule, specPath } from './spec';
+import { loadOperations, openContract, specModule, specPath, type ContractBackend } from './spec';
 import { RequestValidators, validatorCacheFile } from './validators';
 
 /** Options of the application. */
@@ -68,14 +68,15 @@ export interface App {
 
 /** Builds the application for `services`. */
 export async function createApp(services: Services, options: AppOptions = {}): Promise<App> {
-  const { api, operations, takeCompilers } = await loadSpec(specPath);
+  const operations = loadOperations(specPath);
+  // openapi-backend is needed only to compile validators the caches lack.
+  let contract: ContractBackend | undefined;
   // Every operation's validators are made ready now (from the cache when it
   // holds them), or with `lazy` (tests, which start many servers) compiled on
   // each operation's first request.
   const cacheFile = validatorCacheFile(specPath, specModule);
   const validators = new RequestValidators(
-    api,
-    takeCompilers,
+    () => (contract ??= openContract(specPath)),
     services.log,
     options.lazy ? cacheFile.replace(/\.js$/, '-operations') : null,
   );

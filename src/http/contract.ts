@@ -5,7 +5,6 @@
 // on first request, and kept in memory.
 import { readFile } from 'node:fs/promises';
 import type Koa from 'koa';
-import { parseDocument } from 'yaml';
 import { refusedUnlessRead, sendStatic, staticBody, type StaticBody } from './assets';
 import { specPath } from './spec';
 
@@ -15,6 +14,8 @@ interface Served extends StaticBody {
 }
 
 async function build(externalUrl: string): Promise<Record<string, Served>> {
+  // Loaded at the first request for the contract: most processes serve none.
+  const { parseDocument } = await import('yaml');
   const doc = parseDocument(await readFile(specPath, 'utf8'));
   doc.set(
     'servers',

@@ -6,9 +6,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type Ajv from 'ajv';
-import OpenAPIBackend from 'openapi-backend';
+import type OpenAPIBackend from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
 import { projectRoot } from '../paths';
 import { JSON_TYPE, MULTIPART_TYPE, URLENCODED_TYPE } from './body';
 
@@ -77,29 +77,49 @@ const PARSED_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-contr
  */
 export function readContract(path = specPath): OpenAPIV3.Document {
   const text = readFileSync(path, 'utf8');
-  // This module's code is part of the key: it shapes the document it caches.
-  const hash = createHash('sha256')
+  return cachedJson(`${contractHash(text)}.json`, () => {
+    // Loaded only to parse: a start that finds the parse cached does without.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { parse } = require('yaml') as typeof Yaml;
+    return plainReferences(parse(text) as OpenAPIV3.Document);
+  });
+}
+
+/**
+ * A name for what this module makes of the contract text `text`: its hash,
+ * and that of this module's code, which shapes what is made of it.
+ */
+function contractHash(text: string): string {
+  return createHash('sha256')
     .update(text)
     .update(readFileSync(__filename))
     .digest('hex')
     .slice(0, 32);
-  const cached = join(PARSED_CACHE_DIR, `${hash}.json`);
+}
+
+/**
+ * The value kept as JSON in the file `name` of the cache, or, when it is not
+ * there yet (or cannot be read), `make()`'s, written there for the next start.
+ * A cache that cannot be written only costs the next start the work.
+ */
+function cachedJson<T>(name: string, make: () => T): T {
+  const cached = join(PARSED_CACHE_DIR, name);
   try {
-    return JSON.parse(readFileSync(cached, 'utf8')) as OpenAPIV3.Document;
+    return JSON.parse(readFileSync(cached, 'utf8')) as T;
   } catch {
-    // not cached yet, or unreadable: parse
+    // not cached yet, or unreadable: make it
   }
-  const document = plainReferences(parse(text) as OpenAPIV3.Document);
+  const value = make();
   try {
     mkdirSync(PARSED_CACHE_DIR, { recursive: true });
     // Several processes may start at once: each writes its own file and renames it into place.
     const partial = `${cached}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(partial, JSON.stringify(document));
+    writeFileSync(partial, JSON.stringify(value));
     renameSync(partial, cached);
   } catch {
-    // a read-only tree: parse again next time
+    // a read-only tree: make it again next time
   }
-  return document;
+  return value;
 }
 
 /**
@@ -280,21 +300,28 @@ function bodyTypesOf(body: OpenAPIV3.RequestBodyObject | undefined, payload = fa
   return uploadOnly ? [MULTIPART_TYPE] : [JSON_TYPE, URLENCODED_TYPE, MULTIPART_TYPE];
 }
 
-/**
- * Loads and dereferences the contract, and lists its operations. Validators
- * are compiled when first asked for (see buildRouter), and only the request
- * validators the server uses: compiling every response validator as well took
- * three of the four seconds of a start. The document itself is linted by
- * `npm run check`, not at each start.
- */
-export async function loadSpec(path = specPath): Promise<{
+/** openapi-backend over the contract, and the Ajv instances it makes as it compiles validators. */
+export interface ContractBackend {
   api: OpenAPIBackend;
-  operations: OperationSpec[];
   /** The Ajv instances openapi-backend made since the last call, in order (see validators.ts). */
   takeCompilers: () => Ajv[];
-}> {
+}
+
+/**
+ * Dereferences the contract into openapi-backend, ready to compile
+ * validators when asked (see RequestValidators), and only those the server
+ * uses: compiling every response validator as well took three of the four
+ * seconds of a start. The document itself is linted by `npm run check`, not
+ * at each start. With a document object in quick mode, openapi-backend's
+ * `init` has no step to wait for: it is done when it returns.
+ */
+export function openContract(path = specPath): ContractBackend {
   const compilers: Ajv[] = [];
-  const api = new OpenAPIBackend({
+  // Loaded only when validators are compiled (see loadOperations): a start
+  // whose caches hold them does without it, and the dozens of modules it loads.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: Backend } = require('openapi-backend') as { default: typeof OpenAPIBackend };
+  const api = new Backend({
     // An object, not the path: openapi-backend then dereferences it with its
     // quick synchronous dereferencer rather than a parse and a slower one.
     definition: readContract(path),
@@ -318,9 +345,15 @@ export async function loadSpec(path = specPath): Promise<{
       return ajv;
     },
   });
-  await api.init();
+  api.init().catch(() => undefined);
+  if (!api.initialized) throw new Error('openapi-backend did not initialize at once');
   // Validators are compiled on first use, so from the server's view.
   serverView(api.definition as OpenAPIV3.Document);
+  return { api, takeCompilers: () => compilers.splice(0) };
+}
+
+/** The operations of the contract `api` holds, as the HTTP layer reads them. */
+function operationsOf(api: OpenAPIBackend): OperationSpec[] {
   const operations: OperationSpec[] = [];
   for (const op of api.getOperations()) {
     if (!op.operationId) continue;
@@ -355,5 +388,34 @@ export async function loadSpec(path = specPath): Promise<{
       incomingWebhookBots: extensions[INCOMING_WEBHOOK_BOTS_EXTENSION] === true,
     });
   }
-  return { api, operations, takeCompilers: () => compilers.splice(0) };
+  return operations;
+}
+
+/**
+ * The operations of the contract at `path`. Dereferencing the contract to
+ * list them costs half a second of CPU, so the list is kept in the cache
+ * beside the parsed contract: a start whose validators are cached as well
+ * (validators.ts) need not dereference the contract at all.
+ */
+export function loadOperations(path = specPath): OperationSpec[] {
+  type Stored = Omit<OperationSpec, 'params'> & { params: ParamSpec[] };
+  const stored = cachedJson<Stored[]>(
+    `${contractHash(readFileSync(path, 'utf8'))}-operations.json`,
+    () =>
+      operationsOf(openContract(path).api).map((op) => ({
+        ...op,
+        params: [...op.params.values()],
+      })),
+  );
+  return stored.map((op) => ({ ...op, params: new Map(op.params.map((p) => [p.name, p])) }));
+}
+
+/** The contract at `path` in openapi-backend, and its operations (see openContract). */
+export async function loadSpec(path = specPath): Promise<
+  ContractBackend & {
+    operations: OperationSpec[];
+  }
+> {
+  const backend = openContract(path);
+  return { ...backend, operations: operationsOf(backend.api) };
 }

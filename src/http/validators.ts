@@ -12,12 +12,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
-import type OpenAPIBackend from 'openapi-backend';
 import type { Logger } from '../log';
 import { projectRoot } from '../paths';
+import type { ContractBackend } from './spec';
 
 /** Where compiled validators are kept between starts (beside other tools' caches). */
 const VALIDATOR_CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'chat-validators');
@@ -46,9 +45,8 @@ export class RequestValidators {
   private readonly compiled = new Map<string, ValidateFunction[]>();
 
   constructor(
-    private readonly api: OpenAPIBackend,
-    /** The Ajv instances openapi-backend created since the last call, in order. */
-    private readonly takeCompilers: () => Ajv[],
+    /** openapi-backend over the contract, made when a validator is first compiled. */
+    private readonly contract: () => ContractBackend,
     private readonly log?: Logger,
     private readonly operationCache: string | null = null,
   ) {}
@@ -98,9 +96,10 @@ export class RequestValidators {
     operationId: string,
     withCode: boolean,
   ): { validators: ValidateFunction[]; code: string | null } {
-    this.takeCompilers();
-    const validators = this.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
-    const compilers = this.takeCompilers();
+    const { api, takeCompilers } = this.contract();
+    takeCompilers();
+    const validators = api.validator.getRequestValidatorsForOperation(operationId) ?? [];
+    const compilers = takeCompilers();
     if (!withCode || compilers.length !== validators.length) return { validators, code: null };
     const code = `[${validators
       .map((validate, i) => wrapModule(standaloneCode(compilers[i], validate)))

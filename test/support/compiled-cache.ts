@@ -7,12 +7,11 @@
 // standalone code, beside the server's request validators and under the same
 // hash of openapi.yaml, the server's reading of it, Ajv and openapi-backend,
 // so that a change of any of them compiles afresh.
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
-import type OpenAPIBackend from 'openapi-backend';
 import { join } from 'node:path';
-import { specModule, specPath } from '../../src/http/spec';
+import { specModule, specPath, type ContractBackend } from '../../src/http/spec';
 import {
   readCompiled,
   validatorCacheFile,
@@ -28,38 +27,60 @@ function cacheDirectory(): string {
   return directory;
 }
 
+/** Each test file's response validators, by operation and status, once read or compiled. */
+const responseValidators = new Map<string, Record<string, ValidateFunction> | undefined>();
+
 /**
- * Gives openapi-backend the response validators of `operationId` (one per
- * listed status), from the cache when it has them; otherwise lets it compile
- * them and writes their code for the next file. `takeCompilers` answers the
- * Ajv instances openapi-backend made since it was last called.
+ * The response validators of `operationId` (one per listed status), from the
+ * cache when it has them; otherwise compiled by openapi-backend (`contract()`
+ * opens it, on the first miss of the file) and written for the next file.
  */
-export function prepareResponseValidators(
-  api: OpenAPIBackend,
-  takeCompilers: () => Ajv[],
+function validatorsOf(
   operationId: string,
-): void {
-  const { validator } = api;
-  if (validator.statusBasedResponseValidators[operationId] !== undefined) return;
+  contract: () => ContractBackend,
+): Record<string, ValidateFunction> | undefined {
+  if (responseValidators.has(operationId)) return responseValidators.get(operationId);
   const file = join(cacheDirectory(), `responses-${operationId}.js`);
-  const cached = readCompiled<Record<string, ValidateFunction>>(file);
-  if (cached) {
-    validator.statusBasedResponseValidators[operationId] = cached;
-    return;
+  let compiled = readCompiled<Record<string, ValidateFunction>>(file) ?? undefined;
+  if (!compiled) {
+    const { api, takeCompilers } = contract();
+    const operation = api.getOperation(operationId);
+    takeCompilers();
+    compiled = operation
+      ? (api.validator.buildStatusBasedResponseValidatorForOperation(operation) ?? undefined)
+      : undefined;
+    const compilers = takeCompilers();
+    // One Ajv instance compiles every status of an operation; anything else cannot be paired.
+    if (compiled && compilers.length === 1) {
+      const entries = Object.entries(compiled).map(
+        ([status, validate]) =>
+          `${JSON.stringify(status)}: ${wrapModule(standaloneCode(compilers[0], validate))},`,
+      );
+      writeCompiled(file, `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`);
+    }
   }
-  const operation = api.getOperation(operationId);
-  if (!operation) return;
-  takeCompilers();
-  const compiled = validator.buildStatusBasedResponseValidatorForOperation(operation);
-  const compilers = takeCompilers();
-  validator.statusBasedResponseValidators[operationId] = compiled;
-  // One Ajv instance compiles every status of an operation; anything else cannot be paired.
-  if (!compiled || compilers.length !== 1) return;
-  const entries = Object.entries(compiled).map(
-    ([status, validate]) =>
-      `${JSON.stringify(status)}: ${wrapModule(standaloneCode(compilers[0], validate))},`,
-  );
-  writeCompiled(file, `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`);
+  responseValidators.set(operationId, compiled);
+  return compiled;
+}
+
+/**
+ * How `body`, answered with `status` by `operationId`, breaks the contract:
+ * judged by the schema of that status, else of its class (`4XX`), else the
+ * default answer, as openapi-backend's validateResponse does; null when it
+ * does not (or when the contract describes no such answer).
+ */
+export function responseErrors(
+  body: unknown,
+  operationId: string,
+  status: number,
+  contract: () => ContractBackend,
+): ErrorObject[] | null {
+  const validators = validatorsOf(operationId, contract);
+  if (!validators) return null;
+  const validate =
+    validators[String(status)] ?? validators[`${Math.floor(status / 100)}XX`] ?? validators.default;
+  if (!validate || validate(body)) return null;
+  return validate.errors?.length ? validate.errors : null;
 }
 
 /**
