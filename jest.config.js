@@ -61,6 +61,4 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   // Each file's time, by project, for .ci/run's list of the slowest.
   reporters: ['default', '<rootDir>/test/support/timing-reporter.js'],
-  // Jest's order, with the browser tests of the two databases apart.
-  testSequencer: '<rootDir>/test/support/sequencer.js',
 };
