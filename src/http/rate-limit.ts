@@ -52,11 +52,16 @@ const TIDY_SIZE = 10_000;
  * 1/share of what is left (at least 1), none once the budget is spent or
  * when none are wanted (a check). Answers the hits leased, the count after
  * them and the milliseconds left of the window. Commands: GET, PTTL, and
- * INCRBY for a lease, PEXPIRE at a window's start.
+ * INCRBY for a lease, PEXPIRE at a window's start (or on a count found
+ * without an expiry, which would otherwise refuse its key for good).
  */
 const LEASE = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
 local left = tonumber(ARGV[1]) - count
 local want = tonumber(ARGV[3])
 if left <= 0 or want <= 0 then return {0, count, ttl} end
