@@ -69,6 +69,45 @@ describeCluster('rate limits across processes', () => {
   });
 });
 
+describeCluster('rate limits leased in blocks across processes', () => {
+  const limit = 64;
+  let cluster: TestCluster;
+  let cast: Cast;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(2, { RATE_LIMIT_USER_REQUESTS: String(limit) });
+    cast = await cluster.servers[0].createCast();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  test("both processes together let through exactly a user's budget, however they lease it", async () => {
+    // Unevenly, so that the processes' leases differ: two requests through the first, one through the second.
+    const refusedBy = new Set<number>();
+    let allowed = 0;
+    for (let i = 0; refusedBy.size < 2 && i < 4 * limit; i++) {
+      const server = i % 3 === 2 ? 1 : 0;
+      const res = await cluster.servers[server].call('GET', '/users/me', { as: cast.member });
+      if (res.status === 429) {
+        expect(res.body.code).toBe('RATE_LIMIT_HIT');
+        refusedBy.add(server);
+        continue;
+      }
+      expect(res.status).toBe(200);
+      // Once a process has been refused, it refuses until the window ends.
+      expect(refusedBy.has(server)).toBe(false);
+      allowed++;
+      const remaining = Number(res.headers.get('x-ratelimit-remaining'));
+      expect(remaining).toBeGreaterThanOrEqual(0);
+      expect(remaining).toBeLessThan(limit);
+    }
+    expect(refusedBy).toEqual(new Set([0, 1]));
+    // Budgets of their own would let through twice as many; hits leased and
+    // not spent would show as fewer: each process spent all it leased before
+    // it was refused.
+    expect(allowed).toBe(limit);
+  });
+});
+
 describeCluster('failed logins across processes', () => {
   let cluster: TestCluster;
   let cast: Cast;
