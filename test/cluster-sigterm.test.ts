@@ -12,9 +12,15 @@ import { waitFor, waitForParkedPollsAt } from './support/wait';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
-/** Whether `error` is a refused connection: the request never reached a server. */
+/**
+ * Whether `error` ended the connection before it was made, so that the
+ * request never reached a server: refused once the process stopped listening,
+ * or reset while it waited in the backlog of the listening socket the process
+ * closed (Node names both after `connect`).
+ */
 function refused(error: unknown): boolean {
-  return (error as { code?: string }).code === 'ECONNREFUSED';
+  const { code, syscall } = error as { code?: string; syscall?: string };
+  return code === 'ECONNREFUSED' || (code === 'ECONNRESET' && syscall === 'connect');
 }
 
 describeCluster('SIGTERM to one of two processes under load', () => {
