@@ -6,10 +6,11 @@
 // the suite's output.
 //
 // After `npm ci --ignore-scripts` (how .ci/run installs) no install script
-// has run yet, and this command runs them: the project's own first (Prisma's
-// clients, which the checks read), then the packages' beside the checks.
-// better-sqlite3's is a minute and a half of compiling SQLite on one core, so
-// the checks use the other, and the suite starts once the packages are built.
+// has run yet, and this command runs them, in npm's order: the packages' and
+// then the project's own (Prisma's clients, which the checks read). One is
+// slow: better-sqlite3's, a minute and a half of compiling SQLite on one core.
+// It runs beside the project's script and the checks, which do not need it;
+// the suite starts when both scripts are done.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,21 +41,24 @@ function packagesWithInstallScripts() {
 
 // The project's postinstall writes generated/prisma: without it, install scripts were skipped.
 const scriptsPending = !existsSync(join(root, 'generated', 'prisma'));
-if (scriptsPending) {
-  const status = await run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')]);
-  if (status !== 0) {
-    console.error(`npm test: generating Prisma's clients failed (status ${status})`);
-    process.exit(status);
-  }
-}
+const NATIVE = 'better-sqlite3';
+const others = scriptsPending ? packagesWithInstallScripts().filter((name) => name !== NATIVE) : [];
+const ready = others.length > 0 ? await run(npm, ['rebuild', ...others]) : 0;
+const native = scriptsPending && ready === 0 ? run(npm, ['rebuild', NATIVE]) : ready;
+const generated =
+  scriptsPending && ready === 0
+    ? run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')])
+    : ready;
+const built = Promise.all([native, generated]).then((statuses) => statuses.find((s) => s) ?? 0);
 
-const checked = run(npm, ['run', '--silent', 'check']);
-const built = scriptsPending ? run(npm, ['rebuild', ...packagesWithInstallScripts()]) : 0;
-const suite = Promise.resolve(built).then((status) =>
-  status === 0 ? run(process.execPath, [jest, ...process.argv.slice(2)]) : status,
+const checked = Promise.resolve(generated).then((status) =>
+  status === 0 ? run(npm, ['run', '--silent', 'check']) : 0,
+);
+const suite = built.then((status) =>
+  status === 0 ? run(process.execPath, [jest, ...process.argv.slice(2)]) : 0,
 );
 const [check, build, tested] = await Promise.all([checked, built, suite]);
 if (check !== 0) console.error(`npm test: npm run check failed (status ${check})`);
-if (build !== 0) console.error(`npm test: the packages' install scripts failed (status ${build})`);
+if (build !== 0) console.error(`npm test: the install scripts failed (status ${build})`);
 else if (tested !== 0) console.error(`npm test: the suite failed (status ${tested})`);
 process.exit(check || build || tested);
