@@ -3,7 +3,7 @@
 // every module it loads (about 700: the server, Koa, Prisma's client with its
 // 4 MB query compiler, ...) is compiled again for each file: about a quarter
 // of a second of parsing and compiling per file. Here the first file that
-// loads a module compiles it as Jest does; the next takes V8's cached data of
+// loads a module compiles it from source; the next takes V8's cached data of
 // that compilation, which by then holds the functions the first file ran
 // too, and V8 skips their parse. The cache is this worker's memory only, kept
 // by file name and used only for the very same source, so an edited module is
