@@ -40,15 +40,19 @@ function packagesWithInstallScripts() {
 }
 
 // The project's postinstall writes generated/prisma: without it, install scripts were skipped.
-const scriptsPending = !existsSync(join(root, 'generated', 'prisma'));
 const NATIVE = 'better-sqlite3';
-const others = scriptsPending ? packagesWithInstallScripts().filter((name) => name !== NATIVE) : [];
-const ready = others.length > 0 ? await run(npm, ['rebuild', ...others]) : 0;
-const native = scriptsPending && ready === 0 ? run(npm, ['rebuild', NATIVE]) : ready;
-const generated =
-  scriptsPending && ready === 0
-    ? run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')])
-    : ready;
+let native = 0;
+let generated = 0;
+if (!existsSync(join(root, 'generated', 'prisma'))) {
+  const others = packagesWithInstallScripts().filter((name) => name !== NATIVE);
+  const status = others.length > 0 ? await run(npm, ['rebuild', ...others]) : 0;
+  if (status !== 0) {
+    console.error(`npm test: the install scripts failed (status ${status})`);
+    process.exit(status);
+  }
+  native = run(npm, ['rebuild', NATIVE]);
+  generated = run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')]);
+}
 const built = Promise.all([native, generated]).then((statuses) => statuses.find((s) => s) ?? 0);
 
 const checked = Promise.resolve(generated).then((status) =>

@@ -20,17 +20,6 @@ const compileFunction = vm.compileFunction;
  */
 const compiled = new Map();
 
-/** The cached data for `code` from `filename`, when this worker compiled the same code before. */
-function cachedData(filename, code) {
-  const known = compiled.get(filename);
-  if (!known || known.code !== code) return undefined;
-  if (known.script) {
-    known.data = known.script.createCachedData();
-    known.script = undefined;
-  }
-  return known.data;
-}
-
 // Jest's runtime compiles each module with vm.compileFunction into the test
 // file's context. The same function, made by a script that wraps the module's
 // code as Node's own loader once did, can keep and take cached data.
@@ -38,14 +27,18 @@ vm.compileFunction = function compileWithCache(code, params = [], options = {}) 
   const { filename, parsingContext, contextExtensions, importModuleDynamically } = options;
   if (!filename || !parsingContext || contextExtensions?.length)
     return compileFunction(code, params, options);
-  const data = cachedData(filename, code);
+  const known = compiled.get(filename);
+  const seen = known?.code === code;
+  if (seen && known.script) {
+    known.data = known.script.createCachedData();
+    known.script = undefined;
+  }
   const script = new vm.Script(`(function (${params.join(', ')}) {${code}\n})`, {
     filename,
-    cachedData: data,
+    cachedData: seen ? known.data : undefined,
     importModuleDynamically,
   });
-  if (!compiled.has(filename) || compiled.get(filename).code !== code)
-    compiled.set(filename, { code, script });
+  if (!seen) compiled.set(filename, { code, script });
   return script.runInContext(parsingContext);
 };
 
