@@ -123,6 +123,10 @@ export async function startServer(
       const force = setTimeout(() => http.closeAllConnections(), graceMs);
       force.unref();
       closed
+        // Now http's own close has nothing left to drop; it stops the timer
+        // that checks connections for timeouts, which would otherwise keep
+        // the server and all it holds in memory.
+        .then(() => void http.close())
         .then(() => closeServices(services))
         .then(() => {
           clearTimeout(idleGrace);

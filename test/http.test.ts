@@ -2,6 +2,7 @@
 // is decoded, the success and error envelopes, and the answers for paths,
 // methods and failures that reach no handler.
 import { TestServer, type Cast } from './support/server';
+import { waitFor } from './support/wait';
 
 let server: TestServer;
 let cast: Cast;
@@ -208,6 +209,22 @@ describe('rate limits', () => {
         const anon = await limited.call('GET', '/server_settings');
         expect(anon.status).toBe(429);
         expect(anon.body.code).toBe('RATE_LIMIT_HIT');
+      },
+    );
+  });
+
+  test('a refused user is let in again once the window has ended', async () => {
+    await TestServer.using(
+      { RATE_LIMIT_USER_REQUESTS: '1', RATE_LIMIT_WINDOW_SECONDS: '1' },
+      async (limited) => {
+        const { owner } = await limited.createRealm();
+        expect((await limited.call('GET', '/users/me', { as: owner })).status).toBe(200);
+        expect((await limited.call('GET', '/users/me', { as: owner })).status).toBe(429);
+        const next = await waitFor('a request in the next window', async () => {
+          const res = await limited.call('GET', '/users/me', { as: owner });
+          return res.status === 200 ? res : undefined;
+        });
+        expect(next.headers.get('x-ratelimit-remaining')).toBe('0');
       },
     );
   });

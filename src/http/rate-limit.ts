@@ -26,7 +26,9 @@
 //
 // If Redis fails, each process falls back to counting in its own memory
 // rather than refusing or waving through every request.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+//
+// In memory, a key's window is a count and an end, forgotten when it is next
+// looked at after its end or when the keys are tidied: no timer per key.
 import type Redis from 'ioredis';
 import { rateLimited } from '../errors';
 import type { RedisLink } from '../events/redis';
@@ -43,7 +45,11 @@ export interface RateLimitState {
 export const LEASE_SHARE = 16;
 /** The most hits one lease takes. */
 export const MAX_LEASE = 1000;
-/** Past this many keys, those whose window has ended are forgotten. */
+/**
+ * Past this many keys, those whose window has ended are forgotten; the next
+ * tidy comes when the keys left have doubled, so that many live keys do not
+ * cost a scan per new one.
+ */
 const TIDY_SIZE = 10_000;
 
 /**
@@ -96,13 +102,45 @@ interface Lease {
   size: number;
 }
 
+/** A key's window counted in this process's memory. */
+interface Window {
+  /** When the window ends (ms). */
+  end: number;
+  /** Hits counted in it, refused ones included. */
+  count: number;
+}
+
+/** Windows (or leases) by key, forgetting those that have ended once there are many. */
+class Windows<T extends { end: number }> extends Map<string, T> {
+  private tidyAt = TIDY_SIZE;
+
+  /** The window of `key`, if it has not ended. */
+  current(key: string, now: number): T | undefined {
+    const window = this.get(key);
+    if (window && window.end <= now) {
+      this.delete(key);
+      return undefined;
+    }
+    return window;
+  }
+
+  /** Keeps `window` for `key`, first forgetting the ended ones if there are many. */
+  keep(key: string, window: T, now: number): void {
+    if (this.size >= this.tidyAt) {
+      for (const [k, w] of this) if (w.end <= now) this.delete(k);
+      this.tidyAt = Math.max(TIDY_SIZE, 2 * this.size);
+    }
+    this.set(key, window);
+  }
+}
+
 /** Allows `limit` hits per `windowSeconds` for each key. */
 export class RateLimiter {
   /** Counts when there is no Redis, and while Redis fails. */
-  private readonly memory: RateLimiterMemory;
+  private readonly memory = new Windows<Window>();
   private readonly client: LeaseClient | null;
   private readonly prefix: string;
-  private readonly leases = new Map<string, Lease>();
+  private readonly leases = new Windows<Lease>();
   /** Leases being taken, by key: a hit meanwhile waits for it. */
   private readonly pending = new Map<string, Promise<void>>();
   /** Reads of a key's count for checks, by key. */
@@ -118,7 +156,6 @@ export class RateLimiter {
     name: string,
     redis: RedisLink | null = null,
   ) {
-    this.memory = new RateLimiterMemory({ points: limit, duration: windowSeconds });
     this.prefix = redis ? redis.key(`rl:${name}:`) : '';
     this.client = redis ? (redis.command as LeaseClient) : null;
     if (this.client && !this.client.rateLimitLease)
@@ -180,12 +217,7 @@ export class RateLimiter {
 
   /** This process's lease of `key`'s current window, if any. */
   private current(key: string): Lease | undefined {
-    const lease = this.leases.get(key);
-    if (lease && lease.end <= Date.now()) {
-      this.leases.delete(key);
-      return undefined;
-    }
-    return lease;
+    return this.leases.current(key, Date.now());
   }
 
   /** Leases up to `want` hits of `key` from Redis (none: reads the count); answers what this process then holds. */
@@ -207,15 +239,8 @@ export class RateLimiter {
       count: Number(count),
       size: want > 0 ? Number(n) : (held?.size ?? 0),
     };
-    if (want > 0 || held) {
-      if (this.leases.size >= TIDY_SIZE) this.tidy(now);
-      this.leases.set(key, lease);
-    }
+    if (want > 0 || held) this.leases.keep(key, lease, now);
     return lease;
-  }
-
-  private tidy(now: number): void {
-    for (const [key, lease] of this.leases) if (lease.end <= now) this.leases.delete(key);
   }
 
   private state(lease: Lease): RateLimitState {
@@ -226,35 +251,29 @@ export class RateLimiter {
     };
   }
 
-  private async memoryHit(key: string): Promise<RateLimitState> {
-    let res: RateLimiterRes;
-    try {
-      res = await this.memory.consume(key);
-    } catch (error) {
-      if (error instanceof RateLimiterRes) throw refusal(error.msBeforeNext);
-      throw error;
+  private memoryHit(key: string): RateLimitState {
+    const now = Date.now();
+    let window = this.memory.current(key, now);
+    if (!window) {
+      window = { end: now + this.windowSeconds * 1000, count: 0 };
+      this.memory.keep(key, window, now);
     }
-    return this.memoryState(res);
+    window.count++;
+    if (window.count > this.limit) throw refusal(window.end - now);
+    return this.state({ end: window.end, tokens: 0, count: window.count, size: 0 });
   }
 
-  private async memoryCheck(key: string): Promise<RateLimitState> {
-    const res = await this.memory.get(key);
-    if (!res)
+  private memoryCheck(key: string): RateLimitState {
+    const now = Date.now();
+    const window = this.memory.current(key, now);
+    if (!window)
       return {
         limit: this.limit,
         remaining: this.limit,
-        reset: Math.ceil(Date.now() / 1000) + this.windowSeconds,
+        reset: Math.ceil(now / 1000) + this.windowSeconds,
       };
-    if (res.consumedPoints >= this.limit) throw refusal(res.msBeforeNext);
-    return this.memoryState(res);
-  }
-
-  private memoryState(res: RateLimiterRes): RateLimitState {
-    return {
-      limit: this.limit,
-      remaining: res.remainingPoints,
-      reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-    };
+    if (window.count >= this.limit) throw refusal(window.end - now);
+    return this.state({ end: window.end, tokens: 0, count: window.count, size: 0 });
   }
 }
 
