@@ -11,6 +11,7 @@ const nodeGlobals = {
   require: 'readonly',
   module: 'writable',
   __dirname: 'readonly',
+  __filename: 'readonly',
   Buffer: 'readonly',
   URL: 'readonly',
 };

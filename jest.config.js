@@ -6,12 +6,9 @@ const base = {
   runtime: '<rootDir>/test/support/runtime.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    // sanitize-html's HTML parser ships only ES modules. Node 20 loads them,
-    // Jest on Node 20 does not: compile them.
-    '^.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
-  },
+  // TypeScript, and sanitize-html's HTML parser, which ships only ES modules
+  // (Node 20 loads them, Jest on Node 20 does not): to CommonJS.
+  transform: { '^.+\\.(ts|js)$': '<rootDir>/test/support/transform.js' },
   transformIgnorePatterns: [
     '/node_modules/(?!(htmlparser2|domhandler|domutils|entities|dom-serializer|domelementtype)/)',
   ],
@@ -50,14 +47,15 @@ if (process.env.TEST_POSTGRES_URL) {
 }
 
 // Most of a test's time is spent waiting on a server process or a database,
-// so two workers keep both cores busy even on a two-core machine. A worker
-// keeps what each test file's modules leave behind: one that has grown past
-// 1 GB between files is replaced, before it can reach Node's heap limit.
+// so two workers keep both cores busy even on a two-core machine. A worker's
+// heap keeps what its files left until V8 collects it: one whose heap is past
+// 2 GB after a file is replaced (the new one starts with no code cache), well
+// before Node's heap limit of about 4 GB.
 module.exports = {
   projects,
   testTimeout: 30000,
   maxWorkers: 2,
-  workerIdleMemoryLimit: '1GB',
+  workerIdleMemoryLimit: '2GB',
   // One migrated template database of each kind for the run, copied by each test file.
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
