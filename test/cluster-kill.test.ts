@@ -1,5 +1,5 @@
 // A worker of `npm run cluster` (src/cluster.ts) killed with SIGKILL during
-// 2,000 sends: the primary starts another, the surviving worker keeps
+// 800 sends: the primary starts another, the surviving worker keeps
 // serving, and only the requests the dead worker held go unanswered (no 500);
 // every acknowledged message is in the database and reached every polled
 // queue, or that queue answers BAD_EVENT_QUEUE_ID. (A message the dead worker
@@ -19,7 +19,7 @@ import { ApiClient, TestServer, type Cast } from './support/server';
 
 const root = resolve(__dirname, '..');
 /** Messages sent in all (FAULT_KILL_SENDS overrides, for a slow machine). */
-const SENDS = Number(process.env.FAULT_KILL_SENDS || 2000);
+const SENDS = Number(process.env.FAULT_KILL_SENDS || 800);
 /** The share of the messages acknowledged before the kill (FAULT_KILL_AT overrides, to kill at another moment). */
 const KILL_AT = Number(process.env.FAULT_KILL_AT || 0.1);
 

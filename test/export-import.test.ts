@@ -1,5 +1,5 @@
 // export-realm and import-realm: an organization built through the API (and
-// 10,000 messages loaded in bulk) is exported with the admin command,
+// 2,500 messages loaded in bulk) is exported with the admin command,
 // imported into a fresh database, where every ID is kept, and into one that
 // already has another organization, where IDs shift; a server on each
 // answers the API as the original did: messages with flags, reactions and
@@ -18,7 +18,12 @@ import { TINY_PNG } from './support/example-fixture';
 
 jest.setTimeout(300_000);
 
-const BULK = 10_000;
+/**
+ * Messages loaded in bulk: more than the export reads in one page (2,000
+ * rows) and the import writes in one batch (1,000), and more than one page of
+ * GET /messages below, so that every paging boundary is crossed.
+ */
+const BULK = 2_500;
 const PNG = Buffer.concat([
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
   Buffer.from('a tiny emoji'),

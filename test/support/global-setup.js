@@ -1,7 +1,10 @@
 // Once per Jest run: migrates a template database of each kind the run tests
 // on (a SQLite file; a database on the server of TEST_POSTGRES_URL), which
 // test/support/database.ts copies for each test file. The names reach the
-// workers through the environment; global-teardown.js removes both.
+// workers through the environment; global-teardown.js removes both. It also
+// hashes the passwords test/support/server.ts gives its users, once for the
+// whole run (a hash takes tens of milliseconds of CPU, and every file's cast
+// needs two).
 const { randomBytes } = require('node:crypto');
 const { mkdtempSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -9,8 +12,14 @@ const { join } = require('node:path');
 require('./ts-register');
 const { Client } = require('pg');
 const { migrate } = require('../../src/db/migrate.ts');
+const { hashPassword } = require('../../src/lib/users/secrets.ts');
+const { TEST_PASSWORDS } = require('./passwords.ts');
 
 module.exports = async function globalSetup() {
+  const hashes = {};
+  for (const password of TEST_PASSWORDS) hashes[password] = await hashPassword(password);
+  process.env.TEST_PASSWORD_HASHES = JSON.stringify(hashes);
+
   const file = join(mkdtempSync(join(tmpdir(), 'chat-template-')), 'chat.db');
   await migrate(`file:${file}`);
   process.env.TEST_SQLITE_TEMPLATE = file;

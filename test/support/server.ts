@@ -24,6 +24,7 @@ import type { Realm, User } from '../../generated/prisma/sqlite/client';
 import { createTestDatabase, type TestDatabase } from './database';
 import { responseErrors } from './compiled-cache';
 import { checkEvents } from './events';
+import { OWNER_PASSWORD, USER_PASSWORD } from './passwords';
 import { dropRedisKeys, redisEnv } from './redis';
 
 /** How to send parameters: urlencoded form, multipart form, JSON body, or the query string. */
@@ -286,12 +287,17 @@ export class ApiClient {
 }
 
 /**
- * The Argon2id hash of each password the test users are given, made once per
- * test file: a hash takes tens of milliseconds of CPU, and a file creates
- * users by the dozen, most with the same password. Each is a real hash of the
- * password (with a salt of its own), so signing in checks it as ever.
+ * The Argon2id hash of each password the test users are given, made once: a
+ * hash takes tens of milliseconds of CPU, and a file creates users by the
+ * dozen, most with the same password. The usual ones were hashed for the
+ * whole run (test/support/global-setup.js); any other is hashed once per
+ * file. Each is a real hash of the password, so signing in checks it as ever.
  */
-const passwordHashes = new Map<string, Promise<string>>();
+const passwordHashes = new Map<string, Promise<string>>(
+  Object.entries(
+    JSON.parse(process.env.TEST_PASSWORD_HASHES ?? '{}') as Record<string, string>,
+  ).map(([password, hash]) => [password, Promise.resolve(hash)]),
+);
 
 function hashOnce(password: string): Promise<string> {
   let hashed = passwordHashes.get(password);
@@ -420,7 +426,7 @@ export class TestServer extends ApiClient {
       },
     });
     this.subdomains.set(created.realm.id, subdomain);
-    return { ...created, owner: await this.setPassword(created.owner, 'owner-password') };
+    return { ...created, owner: await this.setPassword(created.owner, OWNER_PASSWORD) };
   }
 
   /** Creates a user in `realm`. */
@@ -442,7 +448,7 @@ export class TestServer extends ApiClient {
       password: null,
       isBot: fields.isBot,
     });
-    const password = fields.password === undefined ? 'password' : fields.password;
+    const password = fields.password === undefined ? USER_PASSWORD : fields.password;
     return password === null ? user : this.setPassword(user, password);
   }
 
