@@ -2,12 +2,14 @@
 // contract itself with fast-check: numbers past every range, Infinity, NUL
 // characters, broken JSON, lone surrogates, long texts, loosely written ids
 // and unknown parameters, in every body encoding. The server must answer each
-// with JSON, within 5 seconds, and never with a 5xx; and values it accepts
-// are stored as sent. CI runs 1,500 requests with a fixed seed;
+// with JSON and never with a 5xx (a request left unanswered fails the test,
+// naming it); and values it accepts are stored as sent. CI runs 1,500
+// requests with a fixed seed;
 // `npm run fuzz` runs many more with a random one (FUZZ_RUNS, FUZZ_SEED).
 import fc from 'fast-check';
 import { loadSpec, specPath, type OperationSpec } from '../src/http/spec';
 import { TestServer, type Cast, type Encoding } from './support/server';
+import { within } from './support/wait';
 
 // The hostile requests test input handling, which no database changes: the
 // PostgreSQL project sends a fifth of them, enough to reach every operation.
@@ -19,7 +21,6 @@ const SEED = process.env.FUZZ_SEED
   : process.env.FUZZ_RANDOM
     ? Date.now() ^ (Math.random() * 0x7fffffff)
     : 20261124;
-const ANSWER_LIMIT_MS = 5000;
 
 // Operations that would end the fuzzing user's session rather than test input handling.
 const skipped = new Set(['deactivate-own-user']);
@@ -151,25 +152,26 @@ function jsonValue(text: string): unknown {
 }
 
 describe('hostile requests for every operation', () => {
-  test(`${RUNS} requests (seed ${SEED}) get JSON, in time, without a 5xx`, async () => {
+  test(`${RUNS} requests (seed ${SEED}) get JSON without a 5xx`, async () => {
     const arbitrary = fc.constantFrom(...operations).chain(requestFor);
     await fc.assert(
       fc.asyncProperty(arbitrary, async ({ op, path, params, encoding }) => {
-        const started = performance.now();
         const sent =
           encoding === 'json'
             ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, jsonValue(v)]))
             : params;
         // send() fails on an answer that is not JSON.
-        const res = await server.send(op.method, path, {
-          as: op.authenticated ? cast.admin : undefined,
-          params: sent,
-          encoding,
-        });
-        const ms = performance.now() - started;
-        if (res.status >= 500 || ms > ANSWER_LIMIT_MS)
+        const res = await within(
+          `an answer to ${op.method} ${path} (${encoding})`,
+          server.send(op.method, path, {
+            as: op.authenticated ? cast.admin : undefined,
+            params: sent,
+            encoding,
+          }),
+        );
+        if (res.status >= 500)
           throw new Error(
-            `${op.method} ${path} (${encoding}) answered ${res.status} after ${Math.round(ms)} ms: ${JSON.stringify(res.body).slice(0, 300)}`,
+            `${op.method} ${path} (${encoding}) answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`,
           );
         if (typeof res.body !== 'object' || res.body === null || !('result' in res.body))
           throw new Error(`${op.method} ${path} answered outside the envelope`);

@@ -33,6 +33,29 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * The value of `promise` (an answer, an exit), or a failure naming `state`
+ * when it has not settled within `limitMs`: a hang fails the test there.
+ */
+export async function within<T>(
+  state: string,
+  promise: Promise<T>,
+  limitMs = WAIT_LIMIT_MS,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`waited ${limitMs} ms for ${state}; it never came`)),
+      limitMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface HasQueues {
   services: { queues: { stats(): { waitingPolls: number } | Promise<{ waitingPolls: number }> } };
 }
