@@ -6,12 +6,14 @@
 // worker pays on its first files when the cache is cold, as in CI.
 const { createHash } = require('node:crypto');
 const { readFileSync } = require('node:fs');
-const { transform } = require('sucrase');
 
 const version = `${require('sucrase/package.json').version}:${readFileSync(__filename, 'utf8')}`;
 
 module.exports = {
   process(source, filename) {
+    // Loaded at the first file to transform: a server started with
+    // ts-register.js whose files are all cached does not load it.
+    const { transform } = require('sucrase');
     const { code, sourceMap } = transform(source, {
       transforms: filename.endsWith('.ts') ? ['typescript', 'imports'] : ['imports'],
       filePath: filename,
