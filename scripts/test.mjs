@@ -51,8 +51,8 @@ if (!existsSync(join(root, 'generated', 'prisma'))) {
     process.exit(status);
   }
   // Optimized less than a release build (-O1 in place of -O3): SQLite behaves
-  // the same and compiles in two thirds of the time, which the suite waits
-  // for. An ordinary `npm install` builds it as its package says.
+  // the same and compiles in about three quarters of the time, which the
+  // suite waits for. An ordinary `npm install` builds it as its package says.
   native = run(npm, ['rebuild', NATIVE], {
     ...process.env,
     CFLAGS: `${process.env.CFLAGS ?? ''} -O1`.trim(),
