@@ -53,7 +53,10 @@ if (process.env.TEST_POSTGRES_URL) {
 // before Node's heap limit of about 4 GB.
 module.exports = {
   projects,
-  testTimeout: 30000,
+  // A bound on each test, not a wait: tests wait for states (test/support/wait.ts),
+  // and one that hangs fails after two minutes, long enough for the slowest
+  // test on a loaded machine.
+  testTimeout: 120_000,
   maxWorkers: 2,
   workerIdleMemoryLimit: '2GB',
   // One migrated template database of each kind for the run, copied by each test file.

@@ -16,8 +16,6 @@ import { createTestDatabase, type TestDatabase } from './support/database';
 import { TestServer, type Cast } from './support/server';
 import { TINY_PNG } from './support/example-fixture';
 
-jest.setTimeout(300_000);
-
 /**
  * Messages loaded in bulk: more than the export reads in one page (2,000
  * rows) and the import writes in one batch (1,000), and more than one page of

@@ -6,9 +6,6 @@ import { ZULIP_FEATURE_LEVEL } from '../src/lib/constants';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, expectError, register } from './streams-fixtures';
 
-// A bound for each test on a busy machine (new organizations post their first messages).
-jest.setTimeout(120_000);
-
 let server: TestServer;
 let cast: Cast;
 

@@ -9,9 +9,6 @@ import { readOutbox } from '../src/lib/mail/outbox';
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, register, streamId, subscribe } from './streams-fixtures';
 
-// A bound for each test on a busy machine (one test starts a server of its own).
-jest.setTimeout(120_000);
-
 let server: TestServer;
 let cast: Cast;
 

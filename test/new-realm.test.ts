@@ -5,9 +5,6 @@
 import type { User } from '../generated/prisma/sqlite/client';
 import { TestServer } from './support/server';
 
-// A bound for each test on a busy machine (new organizations post their first messages).
-jest.setTimeout(120_000);
-
 let server: TestServer;
 beforeAll(async () => {
   server = await TestServer.start({ WELCOME_MESSAGES: '1' });

@@ -18,8 +18,6 @@ import {
 import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
 
-jest.setTimeout(120_000);
-
 let server: TestServer;
 let cast: Cast;
 const work = mkdtempSync(join(tmpdir(), 'realm-export-'));

@@ -28,8 +28,6 @@ const WAIT = 15_000;
  */
 const HISTORY = process.env.TEST_DATABASE === 'postgresql' ? 150 : 500;
 
-jest.setTimeout(120_000);
-
 let database: TestDatabase;
 let env: Record<string, string>;
 let server: TestServer;

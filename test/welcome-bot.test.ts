@@ -8,9 +8,6 @@ import { loadConfig, ConfigError } from '../src/config';
 import { Role } from '../src/lib/constants';
 import { TestServer } from './support/server';
 
-// A bound for each test on a busy machine (new organizations post their first messages).
-jest.setTimeout(120_000);
-
 let server: TestServer;
 beforeAll(async () => {
   server = await TestServer.start({ WELCOME_MESSAGES: '1' });

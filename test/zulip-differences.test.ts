@@ -5,9 +5,6 @@
 import { TestServer, type Cast } from './support/server';
 import { eventsOf, register, subscribe, streamId } from './streams-fixtures';
 
-// A bound for each test on a busy machine (new organizations post their first messages).
-jest.setTimeout(120_000);
-
 let server: TestServer;
 let cast: Cast;
 
