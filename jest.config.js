@@ -1,8 +1,9 @@
 // The suite runs once per database: always on SQLite, and on PostgreSQL when
 // TEST_POSTGRES_URL names a server (CI sets it; see README.md).
 const base = {
-  testEnvironment: 'node',
-  // Jest's runtime, keeping V8's code cache between the files a worker runs.
+  // One global context per worker, and Jest's runtime loading the packages
+  // once per worker, keeping V8's code cache between the files a worker runs.
+  testEnvironment: '<rootDir>/test/support/environment.js',
   runtime: '<rootDir>/test/support/runtime.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
