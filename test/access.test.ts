@@ -14,8 +14,7 @@ const m: Record<string, number> = {};
 const channel: Record<string, number> = {};
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   // vault: private, protected history; member2 joins after v1.
   await subscribe(server, cast.admin, ['vault'], {
     invite_only: true,

@@ -12,8 +12,7 @@ let general: number;
 let secret: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['General Chat'], {
     principals: [cast.member.id, cast.member2.id, cast.guest.id],
   });

@@ -16,8 +16,7 @@ beforeAll(async () => {
   handlers['get-own-user'] = () => {
     throw new Error('a handler that throws');
   };
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
 });
 afterAll(async () => {
   handlers['get-own-user'] = original;

@@ -13,8 +13,7 @@ let cast: Cast;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.admin, ['general', 'design', 'random', 'old-projects', 'sales']);
   await subscribe(server, cast.admin, ['secret'], { invite_only: true });
   await subscribe(server, cast.owner, ['owners-only'], { invite_only: true });

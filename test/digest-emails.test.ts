@@ -47,8 +47,7 @@ async function patchRealm(params: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  server = await TestServer.start({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' });
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' }));
   for (const user of [cast.member, cast.member2, cast.admin])
     await subscribe(server, user, ['general', 'quiet']);
   now = new Date(Date.now() + 60_000);

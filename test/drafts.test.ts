@@ -12,8 +12,7 @@ let general: number;
 let secret: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['general']);
   await subscribe(server, cast.owner, ['secret'], { invite_only: true });
   general = await streamId(server, cast.member, 'general');

@@ -46,8 +46,7 @@ describe('event streams on one server', () => {
   let cast: Cast;
 
   beforeAll(async () => {
-    server = await TestServer.start({ EVENT_STREAM_MAX_UNSENT_BYTES: '16384' });
-    cast = await server.createCast();
+    ({ server, cast } = await TestServer.startWithCast({ EVENT_STREAM_MAX_UNSENT_BYTES: '16384' }));
   });
   afterAll(() => server?.stop());
 

@@ -13,8 +13,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
 }, 120_000);
 afterAll(() => server.stop());
 

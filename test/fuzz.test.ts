@@ -30,8 +30,7 @@ let cast: Cast;
 let operations: OperationSpec[];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   operations = (await loadSpec(specPath)).operations.filter((op) => !skipped.has(op.operationId));
   // Something for ids to find: a channel, a message, a group.
   await server.ok('POST', '/users/me/subscriptions', {
@@ -192,8 +191,7 @@ describe('accepted values are stored as sent', () => {
   // organization (who may create groups, say): read-backs start afresh.
   beforeAll(async () => {
     await server.stop();
-    server = await TestServer.start();
-    cast = await server.createCast();
+    ({ server, cast } = await TestServer.startWithCast());
   });
 
   const text = fc.string({ maxLength: 60, unit: 'grapheme' });

@@ -27,8 +27,7 @@ let cast: Cast;
 let dir: string;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   dir = mkdtempSync(join(clients, '.run-'));
   await Promise.all([
     run(bin('openapi-ts'), ['--input', spec, '--output', join(dir, 'hey-api')], { cwd: dir }),

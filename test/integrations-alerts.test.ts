@@ -14,8 +14,7 @@ let cast: Cast;
 let hook: Hook;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['alerts']);
   hook = await makeHook(server, cast.member, 'alerthook');
 }, 120_000);

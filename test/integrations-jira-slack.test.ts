@@ -13,8 +13,7 @@ let cast: Cast;
 let hook: Hook;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['ops']);
   hook = await makeHook(server, cast.member, 'opshook');
 }, 120_000);

@@ -20,8 +20,7 @@ let design: number;
 let secret: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.owner, ['general', 'design'], {
     principals: [cast.owner.id, cast.admin.id, cast.member.id],
   });
@@ -601,8 +600,9 @@ describe('the daily invitation limit', () => {
   let lear: Cast;
 
   beforeAll(async () => {
-    limited = await TestServer.start({ INVITATIONS_PER_DAY: String(LIMIT) });
-    lear = await limited.createCast();
+    ({ server: limited, cast: lear } = await TestServer.startWithCast({
+      INVITATIONS_PER_DAY: String(LIMIT),
+    }));
   });
   afterAll(() => limited?.stop());
 

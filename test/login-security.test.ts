@@ -24,8 +24,7 @@ describe('password logins', () => {
   let server: TestServer;
   let cast: Cast;
   beforeAll(async () => {
-    server = await TestServer.start();
-    cast = await server.createCast();
+    ({ server, cast } = await TestServer.startWithCast());
   });
   afterAll(() => server.stop());
 
@@ -137,8 +136,7 @@ describe('organizations by host', () => {
   let server: TestServer;
   let cast: Cast;
   beforeAll(async () => {
-    server = await TestServer.start();
-    cast = await server.createCast();
+    ({ server, cast } = await TestServer.startWithCast());
   });
   afterAll(() => server.stop());
 

@@ -13,8 +13,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['clients'], { principals: [cast.member.id] });
 });
 afterAll(() => server.stop());

@@ -19,8 +19,7 @@ let cast: Cast;
 let bin: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['bin'], {
     principals: [cast.member.id, cast.member2.id, cast.admin.id],
   });

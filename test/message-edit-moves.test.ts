@@ -21,8 +21,7 @@ let lobby: number;
 let vault: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['lobby'], {
     principals: [cast.member.id, cast.member2.id, cast.moderator.id],
   });

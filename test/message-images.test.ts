@@ -12,8 +12,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['design'], {
     principals: [cast.member.id, cast.member2.id],
   });

@@ -14,8 +14,7 @@ const channel: Record<string, number> = {};
 const message: Record<string, number> = {};
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.admin, ['moderation'], {
     invite_only: true,
     principals: [cast.admin.id, cast.moderator.id],

@@ -18,8 +18,7 @@ let cast: Cast;
 let room: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['room'], { principals: [cast.member.id, cast.member2.id] });
   room = await streamId(server, cast.member, 'room');
 });

@@ -11,8 +11,7 @@ const ids: number[] = [];
 const feed = [{ operator: 'channel', operand: 'feed' }];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['feed'], { principals: [cast.member.id, cast.member2.id] });
   for (let i = 0; i < 10; i++)
     ids.push(

@@ -19,8 +19,7 @@ let cast: Cast;
 let crowd: User[];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   crowd = [];
   for (let i = 0; i < 16; i++)
     crowd.push(

@@ -9,8 +9,7 @@ let cast: Cast;
 let general: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['general'], {
     principals: [cast.member.id, cast.member2.id, cast.guest.id],
   });

@@ -23,8 +23,7 @@ const MUTED = 1;
 const UNMUTED = 2;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.admin, ['alpha', 'beta'], {
     principals: [cast.admin.id, cast.member.id],
   });

@@ -20,8 +20,7 @@ const m: Record<string, number> = {};
 const received = ['a1', 'a2', 'a3', 'b1', 'b2', 'd1', 'd2'];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   viewer = cast.member2;
   await subscribe(server, cast.member, ['alpha'], {
     principals: [cast.member.id, cast.member2.id, cast.moderator.id],

@@ -13,8 +13,7 @@ let system: Record<string, number>;
 let serial = 0;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   deactivated = await server.createUser(cast.realm, {
     email: 'deactivated-actor@example.com',
     role: Role.ADMINISTRATOR,

@@ -20,8 +20,7 @@ describeOnPostgres('through the server', () => {
   let messageId: number;
 
   beforeAll(async () => {
-    server = await TestServer.start();
-    cast = await server.createCast();
+    ({ server, cast } = await TestServer.startWithCast());
     const sent = await server.call('POST', '/messages', {
       as: cast.owner,
       params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: 'hello **there**' },

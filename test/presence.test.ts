@@ -9,8 +9,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
 });
 afterAll(() => server.stop());
 

@@ -15,8 +15,7 @@ const field: Record<string, number> = {};
 type User = Cast['member'];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   const fields: [string, Record<string, unknown>][] = [
     ['Phone', { field_type: 1 }],
     ['Bio', { field_type: 2 }],

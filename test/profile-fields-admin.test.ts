@@ -11,8 +11,7 @@ let cast: Cast;
 let ids: number[];
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   ids = [];
   for (const name of ['Phone', 'Team', 'Office']) {
     const res = await server.call('POST', '/realm/profile_fields', {

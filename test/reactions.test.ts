@@ -19,8 +19,7 @@ let partyEmoji: number;
 let oldEmoji: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['general'], {
     principals: [cast.member.id, cast.member2.id],
   });

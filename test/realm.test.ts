@@ -7,8 +7,7 @@ let cast: Cast;
 let system: Record<string, number>;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   const groups = await server.services.db.read((db) =>
     db.userGroup.findMany({ where: { realmId: cast.realm.id, isSystemGroup: true } }),
   );

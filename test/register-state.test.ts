@@ -12,8 +12,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.owner, ['lounge'], {
     principals: [cast.member.id, cast.member2.id],
     is_default_stream: true,

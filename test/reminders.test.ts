@@ -25,8 +25,7 @@ const tick = (unixSeconds: number) =>
   doDeliverScheduledMessages(server.services, new Date(unixSeconds * 1000));
 
 beforeAll(async () => {
-  server = await TestServer.start({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' });
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' }));
   await subscribe(server, cast.member, ['general']);
   await subscribe(server, cast.member2, ['general']);
   channelMessage = await sendToChannel(

@@ -21,8 +21,7 @@ const tick = (unixSeconds: number) =>
   doDeliverScheduledMessages(server.services, new Date(unixSeconds * 1000));
 
 beforeAll(async () => {
-  server = await TestServer.start({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' });
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' }));
   await subscribe(server, cast.member, ['general', 'doomed']);
   general = await streamId(server, cast.member, 'general');
 });

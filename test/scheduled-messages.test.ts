@@ -13,8 +13,7 @@ let secret: number;
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 beforeAll(async () => {
-  server = await TestServer.start({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' });
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast({ SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0' }));
   await subscribe(server, cast.member, ['general']);
   await subscribe(server, cast.owner, ['secret'], { invite_only: true });
   general = await streamId(server, cast.member, 'general');

@@ -13,8 +13,7 @@ let cast: Cast;
 let messageId: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   const sent = await server.call('POST', '/messages', {
     as: cast.owner,
     params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: 'hello **there**' },

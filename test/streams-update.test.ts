@@ -17,8 +17,7 @@ let id: number;
 const groups = new Map<string, number>();
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['tuned'], {
     principals: [cast.member.id, cast.member2.id],
   });

@@ -17,8 +17,7 @@ let cast: Cast;
 let lounge: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['lounge', 'other']);
   await subscribe(server, cast.admin, ['secret'], { invite_only: true });
   await subscribe(server, cast.admin, ['not-mine']);

@@ -10,8 +10,7 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['old room', 'kept room'], {
     principals: [cast.member.id, cast.member2.id],
   });

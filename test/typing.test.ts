@@ -22,8 +22,7 @@ let secret: number;
 const withChannelTyping = { client_capabilities: { stream_typing_notifications: true } };
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['general'], {
     principals: [cast.member.id, cast.member2.id],
   });

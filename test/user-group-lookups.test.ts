@@ -22,8 +22,7 @@ async function createGroup(name: string, members: number[], subgroups: number[] 
 }
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   gone = await server.createUser(cast.realm, { email: 'former@example.com' });
   inner = await createGroup('inner', [cast.member2.id, gone.id]);
   middle = await createGroup('middle', [cast.moderator.id], [inner]);

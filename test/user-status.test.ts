@@ -8,8 +8,7 @@ let cast: Cast;
 let realmEmojiId: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   const emoji = await server.services.db.write((tx) =>
     tx.realmEmoji.create({
       data: {

@@ -12,8 +12,7 @@ let alpha: number;
 let secret: number;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['alpha']);
   await subscribe(server, cast.admin, ['secret'], { invite_only: true });
   alpha = await streamId(server, cast.member, 'alpha');

@@ -12,8 +12,7 @@ let cast: Cast;
 let system: Record<string, number>;
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await server.services.db.write((tx) =>
     tx.user.update({
       where: { id: cast.owner.id },

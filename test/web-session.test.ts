@@ -11,8 +11,7 @@ let cast: Cast;
 
 beforeAll(async () => {
   // Five wrong passwords lock a username, as in production.
-  server = await TestServer.start({ RATE_LIMIT_AUTH_ATTEMPTS: '5' });
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast({ RATE_LIMIT_AUTH_ATTEMPTS: '5' }));
 });
 afterAll(() => server.stop());
 

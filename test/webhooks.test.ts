@@ -20,8 +20,7 @@ let cast: Cast;
 let hook: { id: number; email: string; apiKey: string };
 
 beforeAll(async () => {
-  server = await TestServer.start();
-  cast = await server.createCast();
+  ({ server, cast } = await TestServer.startWithCast());
   await subscribe(server, cast.member, ['builds']);
   const res = await server.call('POST', '/bots', {
     as: cast.member,

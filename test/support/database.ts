@@ -28,18 +28,34 @@ export async function onPostgresServer(sql: string): Promise<void> {
   }
 }
 
+/** What a new test database holds: the migrated schema, that and the cast (TestServer.startWithCast), or nothing. */
+export type Contents = 'migrated' | 'cast' | 'empty';
+
+/** The run's template database of `provider` holding `contents`, if global-setup.js made one. */
+function templateOf(provider: TestDatabase['provider'], contents: Contents): string | undefined {
+  const kind = provider === 'postgresql' ? 'POSTGRES' : 'SQLITE';
+  if (contents === 'empty') return undefined;
+  return process.env[`TEST_${kind}_${contents === 'cast' ? 'CAST_' : ''}TEMPLATE`];
+}
+
 /**
- * Creates a database of the kind this test project runs on: migrated (a copy
- * of the run's template), or with `empty`, holding nothing.
+ * Creates a database of the kind this test project runs on (or of
+ * `provider`): migrated (a copy of the run's template), holding the cast as
+ * well, or with `empty`, holding nothing.
  */
-export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
-  if (process.env.TEST_DATABASE === 'postgresql') {
+export async function createTestDatabase(
+  options: { empty?: boolean; withCast?: boolean; provider?: TestDatabase['provider'] } = {},
+): Promise<TestDatabase> {
+  const provider =
+    options.provider ?? (process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite');
+  const contents: Contents = options.empty ? 'empty' : options.withCast ? 'cast' : 'migrated';
+  if (provider === 'postgresql') {
     const server = process.env.TEST_POSTGRES_URL;
     if (!server) throw new Error('TEST_POSTGRES_URL is not set');
     // Named after the run (global-setup.js), whose teardown drops what is left of it.
     const run = process.env.TEST_POSTGRES_RUN ?? 'solo';
     const name = `chat_test_${run}_${randomBytes(6).toString('hex')}`;
-    const template = options.empty ? undefined : process.env.TEST_POSTGRES_TEMPLATE;
+    const template = templateOf(provider, contents);
     // WAL_LOG copies the template's pages without the checkpoints FILE_COPY waits for.
     await onPostgresServer(
       template
@@ -59,7 +75,7 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   }
   const dir = mkdtempSync(join(tmpdir(), 'chat-test-'));
   const file = join(dir, 'chat.db');
-  const template = options.empty ? undefined : process.env.TEST_SQLITE_TEMPLATE;
+  const template = templateOf(provider, contents);
   if (template) copyFileSync(template, file);
   return {
     provider: 'sqlite',

@@ -330,6 +330,22 @@ export class TestServer extends ApiClient {
   }
 
   /**
+   * Starts a server as `start` does, on a database that already holds the
+   * cast (a copy of the run's cast template, which global-setup.js makes with
+   * createCast): the same organization and users as createCast, without
+   * creating them again for each file. The environment must not change what
+   * creating them would have done (Welcome Bot's messages, say).
+   */
+  static async startWithCast(
+    env: Record<string, string> = {},
+    logLines?: string[],
+  ): Promise<{ server: TestServer; cast: Cast }> {
+    const database = await createTestDatabase({ withCast: true });
+    const server = await TestServer.startOn(database, { ...redisEnv(), ...env }, logLines, true);
+    return { server, cast: await server.readCast() };
+  }
+
+  /**
    * Starts a server on an existing database (and, when `env` names one, a
    * Redis key prefix) shared with other servers; with `ownsStorage`, stopping
    * it removes both.
@@ -419,7 +435,7 @@ export class TestServer extends ApiClient {
       name,
       stringId: subdomain,
       owner: {
-        email: `owner@${subdomain || 'root'}.example.com`,
+        email: subdomain ? `owner@${subdomain}.example.com` : ROOT_OWNER_EMAIL,
         fullName: 'Olivia Owner',
         // Set below, from the hash made once.
         password: null,
@@ -463,34 +479,39 @@ export class TestServer extends ApiClient {
   /** The fixed cast: an organization with one user of each role. */
   async createCast(): Promise<Cast> {
     const { realm, owner } = await this.createRealm();
-    const admin = await this.createUser(realm, {
-      email: 'iago@example.com',
-      fullName: 'Iago Admin',
-      role: Role.ADMINISTRATOR,
+    const cast: Partial<Cast> = { realm, owner };
+    for (const [key, email, fullName, role] of CAST_USERS)
+      cast[key] = await this.createUser(realm, { email, fullName, role });
+    return cast as Cast;
+  }
+
+  /** The cast already in this server's database (a copy of the run's cast template). */
+  private async readCast(): Promise<Cast> {
+    return this.services.db.read(async (db) => {
+      const realm = await db.realm.findFirstOrThrow({ where: { stringId: '' } });
+      this.subdomains.set(realm.id, '');
+      const user = (email: string) =>
+        db.user.findUniqueOrThrow({
+          where: { realmId_emailLower: { realmId: realm.id, emailLower: email } },
+        });
+      const cast: Partial<Cast> = { realm, owner: await user(ROOT_OWNER_EMAIL) };
+      for (const [key, email] of CAST_USERS) cast[key] = await user(email);
+      return cast as Cast;
     });
-    const moderator = await this.createUser(realm, {
-      email: 'shiva@example.com',
-      fullName: 'Shiva Moderator',
-      role: Role.MODERATOR,
-    });
-    const member = await this.createUser(realm, {
-      email: 'hamlet@example.com',
-      fullName: 'King Hamlet',
-      role: Role.MEMBER,
-    });
-    const member2 = await this.createUser(realm, {
-      email: 'cordelia@example.com',
-      fullName: 'Cordelia Lear',
-      role: Role.MEMBER,
-    });
-    const guest = await this.createUser(realm, {
-      email: 'polonius@example.com',
-      fullName: 'Polonius Guest',
-      role: Role.GUEST,
-    });
-    return { realm, owner, admin, moderator, member, member2, guest };
   }
 }
+
+/** The owner of the root organization (createRealm without a subdomain). */
+const ROOT_OWNER_EMAIL = 'owner@root.example.com';
+
+/** The cast's users besides the owner: their key, email address, name and role. */
+const CAST_USERS = [
+  ['admin', 'iago@example.com', 'Iago Admin', Role.ADMINISTRATOR],
+  ['moderator', 'shiva@example.com', 'Shiva Moderator', Role.MODERATOR],
+  ['member', 'hamlet@example.com', 'King Hamlet', Role.MEMBER],
+  ['member2', 'cordelia@example.com', 'Cordelia Lear', Role.MEMBER],
+  ['guest', 'polonius@example.com', 'Polonius Guest', Role.GUEST],
+] as const;
 
 /** One organization and one user of each role (two members). */
 export interface Cast {
