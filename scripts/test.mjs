@@ -6,11 +6,11 @@
 // the suite's output.
 //
 // After `npm ci --ignore-scripts` (how .ci/run installs) no install script
-// has run yet, and this command runs them, in npm's order: the packages' and
-// then the project's own (Prisma's clients, which the checks read). One is
-// slow: better-sqlite3's, a minute or more of compiling SQLite on one core.
-// It runs beside the project's script and the checks, which do not need it;
-// the suite starts when both scripts are done.
+// has run yet, and this command runs them: the packages' and then the
+// project's own (Prisma's clients, which the checks read). One is slow:
+// better-sqlite3's, most of a minute of compiling SQLite on one core. It
+// needs none of the others, and runs beside them, the project's script and
+// the checks; the suite starts when it and the project's script are done.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,19 +44,20 @@ const NATIVE = 'better-sqlite3';
 let native = 0;
 let generated = 0;
 if (!existsSync(join(root, 'generated', 'prisma'))) {
+  // Optimized less than a release build (-O1 in place of -O3): SQLite behaves
+  // the same and compiles in about three quarters of the time, which the
+  // suite waits for. An ordinary `npm install` builds it as its package says.
+  // It needs none of the other install scripts, and starts with them.
+  native = run(npm, ['rebuild', NATIVE], {
+    ...process.env,
+    CFLAGS: `${process.env.CFLAGS ?? ''} -O1`.trim(),
+  });
   const others = packagesWithInstallScripts().filter((name) => name !== NATIVE);
   const status = others.length > 0 ? await run(npm, ['rebuild', ...others]) : 0;
   if (status !== 0) {
     console.error(`npm test: the install scripts failed (status ${status})`);
     process.exit(status);
   }
-  // Optimized less than a release build (-O1 in place of -O3): SQLite behaves
-  // the same and compiles in about three quarters of the time, which the
-  // suite waits for. An ordinary `npm install` builds it as its package says.
-  native = run(npm, ['rebuild', NATIVE], {
-    ...process.env,
-    CFLAGS: `${process.env.CFLAGS ?? ''} -O1`.trim(),
-  });
   generated = run(process.execPath, [join(root, 'scripts', 'prisma-generate.mjs')]);
 }
 const built = Promise.all([native, generated]).then((statuses) => statuses.find((s) => s) ?? 0);
