@@ -7,19 +7,29 @@
 // standalone code, beside the server's request validators and under the same
 // hash of openapi.yaml, the server's reading of it, Ajv and openapi-backend,
 // so that a change of any of them compiles afresh.
+//
+// A file of the cache is loaded with require: it lies under node_modules, so
+// the suite's runtime (test/support/runtime.js) evaluates it once for all the
+// files a worker runs. Its name holds that hash, so a name always holds the
+// same code; a file that cannot be loaded is compiled and written anew.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
 import { join } from 'node:path';
 import { specModule, specPath, type ContractBackend } from '../../src/http/spec';
-import {
-  readCompiled,
-  validatorCacheFile,
-  wrapModule,
-  writeCompiled,
-} from '../../src/http/validators';
+import { validatorCacheFile, wrapModule, writeCompiled } from '../../src/http/validators';
 
 let directory: string | undefined;
+
+/** The exports of the cached module `file`, or undefined when it is missing or cannot run. */
+function loadCached<T>(file: string): T | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(file) as T;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The folder of this contract's cached test validators. */
 function cacheDirectory(): string {
@@ -41,7 +51,7 @@ function validatorsOf(
 ): Record<string, ValidateFunction> | undefined {
   if (responseValidators.has(operationId)) return responseValidators.get(operationId);
   const file = join(cacheDirectory(), `responses-${operationId}.js`);
-  let compiled = readCompiled<Record<string, ValidateFunction>>(file) ?? undefined;
+  let compiled = loadCached<Record<string, ValidateFunction>>(file);
   if (!compiled) {
     const { api, takeCompilers } = contract();
     const operation = api.getOperation(operationId);
@@ -94,7 +104,7 @@ export function cachedSchemas(
   compile: () => { ajv: Ajv; refs: Record<string, string> },
 ): Record<string, ValidateFunction> {
   const file = join(cacheDirectory(), `${name}.js`);
-  const cached = readCompiled<Record<string, ValidateFunction>>(file);
+  const cached = loadCached<Record<string, ValidateFunction>>(file);
   if (cached) return cached;
   const { ajv, refs } = compile();
   writeCompiled(file, standaloneCode(ajv, refs));
