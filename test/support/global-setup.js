@@ -3,10 +3,9 @@
 // test/support/database.ts copies for each test file, and makes a second
 // template of each kind holding the cast as well (TestServer.startWithCast).
 // The names reach the workers through the environment; global-teardown.js
-// removes them. It also
-// hashes the passwords test/support/server.ts gives its users, once for the
-// whole run (a hash takes tens of milliseconds of CPU, and every file's cast
-// needs two).
+// removes them. It also hashes the passwords test/support/server.ts gives its
+// users, once for the whole run (a hash takes tens of milliseconds of CPU,
+// and every cast needs two).
 const { randomBytes } = require('node:crypto');
 const { mkdtempSync } = require('node:fs');
 const { tmpdir } = require('node:os');
