@@ -40,7 +40,7 @@ const JEST_SYMBOLS = /JEST|EVENT_HANDLERS|jest-matchers|RETRY_TIMES/;
  */
 let shared;
 
-/** Puts `object`'s own properties back as `pristine` holds them; `added` says what to do with one it does not. */
+/** Puts `object`'s own properties back as `pristine` holds them; `added(key)` says whether to remove one it lacks. */
 function restore(object, pristine, added) {
   for (const key of Reflect.ownKeys(object)) {
     const now = Object.getOwnPropertyDescriptor(object, key);
