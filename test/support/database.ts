@@ -28,15 +28,11 @@ export async function onPostgresServer(sql: string): Promise<void> {
   }
 }
 
-/** What a new test database holds: the migrated schema, that and the cast (TestServer.startWithCast), or nothing. */
-export type Contents = 'migrated' | 'cast' | 'empty';
-
-/** The run's template database of `provider` holding `contents`, if global-setup.js made one. */
-function templateOf(provider: TestDatabase['provider'], contents: Contents): string | undefined {
-  const kind = provider === 'postgresql' ? 'POSTGRES' : 'SQLITE';
-  if (contents === 'empty') return undefined;
-  return process.env[`TEST_${kind}_${contents === 'cast' ? 'CAST_' : ''}TEMPLATE`];
-}
+/** The variables naming the run's templates (global-setup.js): migrated, and migrated with the cast. */
+const TEMPLATES = {
+  postgresql: { migrated: 'TEST_POSTGRES_TEMPLATE', cast: 'TEST_POSTGRES_CAST_TEMPLATE' },
+  sqlite: { migrated: 'TEST_SQLITE_TEMPLATE', cast: 'TEST_SQLITE_CAST_TEMPLATE' },
+} as const;
 
 /**
  * Creates a database of the kind this test project runs on (or of
@@ -48,14 +44,15 @@ export async function createTestDatabase(
 ): Promise<TestDatabase> {
   const provider =
     options.provider ?? (process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite');
-  const contents: Contents = options.empty ? 'empty' : options.withCast ? 'cast' : 'migrated';
+  const template = options.empty
+    ? undefined
+    : process.env[TEMPLATES[provider][options.withCast ? 'cast' : 'migrated']];
   if (provider === 'postgresql') {
     const server = process.env.TEST_POSTGRES_URL;
     if (!server) throw new Error('TEST_POSTGRES_URL is not set');
     // Named after the run (global-setup.js), whose teardown drops what is left of it.
     const run = process.env.TEST_POSTGRES_RUN ?? 'solo';
     const name = `chat_test_${run}_${randomBytes(6).toString('hex')}`;
-    const template = templateOf(provider, contents);
     // WAL_LOG copies the template's pages without the checkpoints FILE_COPY waits for.
     await onPostgresServer(
       template
@@ -75,7 +72,6 @@ export async function createTestDatabase(
   }
   const dir = mkdtempSync(join(tmpdir(), 'chat-test-'));
   const file = join(dir, 'chat.db');
-  const template = templateOf(provider, contents);
   if (template) copyFileSync(template, file);
   return {
     provider: 'sqlite',

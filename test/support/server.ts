@@ -490,12 +490,15 @@ export class TestServer extends ApiClient {
     return this.services.db.read(async (db) => {
       const realm = await db.realm.findFirstOrThrow({ where: { stringId: '' } });
       this.subdomains.set(realm.id, '');
-      const user = (email: string) =>
-        db.user.findUniqueOrThrow({
-          where: { realmId_emailLower: { realmId: realm.id, emailLower: email } },
-        });
-      const cast: Partial<Cast> = { realm, owner: await user(ROOT_OWNER_EMAIL) };
-      for (const [key, email] of CAST_USERS) cast[key] = await user(email);
+      const users = await db.user.findMany({
+        where: {
+          realmId: realm.id,
+          emailLower: { in: [ROOT_OWNER_EMAIL, ...CAST_USERS.map(([, email]) => email)] },
+        },
+      });
+      const user = (email: string) => users.find((u) => u.emailLower === email)!;
+      const cast: Partial<Cast> = { realm, owner: user(ROOT_OWNER_EMAIL) };
+      for (const [key, email] of CAST_USERS) cast[key] = user(email);
       return cast as Cast;
     });
   }
