@@ -10,19 +10,26 @@
 //
 // A file of the cache is loaded with require: it lies under node_modules, so
 // the suite's runtime (test/support/runtime.js) evaluates it once for all the
-// files a worker runs. Its name holds that hash, so a name always holds the
-// same code; a file that cannot be loaded is compiled and written anew.
+// files a worker runs. Its folder's name holds that hash, and a validator's
+// file the hash of its schema, so a name always holds the same code; a file
+// that cannot be loaded is compiled and written anew.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OpenAPIV3 } from 'openapi-types';
 import { specModule, specPath, type ContractBackend } from '../../src/http/spec';
-import { validatorCacheFile, wrapModule, writeCompiled } from '../../src/http/validators';
+import { validatorCacheFile, writeCompiled } from '../../src/http/validators';
 
 let directory: string | undefined;
 
 /** The exports of the cached module `file`, or undefined when it is missing or cannot run. */
 function loadCached<T>(file: string): T | undefined {
+  // Jest's resolver remembers a path it did not find, for the worker's later
+  // files too: a file is required only once it is there.
+  if (!existsSync(file)) return undefined;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(file) as T;
@@ -44,33 +51,66 @@ const responseValidators = new Map<string, Record<string, ValidateFunction> | un
  * The response validators of `operationId` (one per listed status), from the
  * cache when it has them; otherwise compiled by openapi-backend (`contract()`
  * opens it, on the first miss of the file) and written for the next file.
+ *
+ * The operation's file only names, for each status, the file of its schema's
+ * validator, named by a hash of the schema: the contract's thousand or so
+ * answers have only some eighty schemas between them (every operation's
+ * errors share a few), so each is compiled, and evaluated by a worker, once.
  */
 function validatorsOf(
   operationId: string,
   contract: () => ContractBackend,
 ): Record<string, ValidateFunction> | undefined {
   if (responseValidators.has(operationId)) return responseValidators.get(operationId);
-  const file = join(cacheDirectory(), `responses-${operationId}.js`);
-  let compiled = loadCached<Record<string, ValidateFunction>>(file);
-  if (!compiled) {
-    const { api, takeCompilers } = contract();
-    const operation = api.getOperation(operationId);
-    takeCompilers();
-    compiled = operation
-      ? (api.validator.buildStatusBasedResponseValidatorForOperation(operation) ?? undefined)
-      : undefined;
-    const compilers = takeCompilers();
-    // One Ajv instance compiles every status of an operation; anything else cannot be paired.
-    if (compiled && compilers.length === 1) {
-      const entries = Object.entries(compiled).map(
-        ([status, validate]) =>
-          `${JSON.stringify(status)}: ${wrapModule(standaloneCode(compilers[0], validate))},`,
-      );
-      writeCompiled(file, `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`);
+  let validators = loadCached<Record<string, ValidateFunction>>(
+    join(cacheDirectory(), `responses-${operationId}.js`),
+  );
+  if (!validators) validators = compileResponses(operationId, contract());
+  responseValidators.set(operationId, validators);
+  return validators;
+}
+
+/** Compiles (or reads) the validator of each answer of `operationId`, and writes its file. */
+function compileResponses(
+  operationId: string,
+  { api, takeCompilers }: ContractBackend,
+): Record<string, ValidateFunction> | undefined {
+  const operation = api.getOperation(operationId);
+  if (!operation?.responses) return undefined;
+  const validators: Record<string, ValidateFunction> = {};
+  const entries: string[] = [];
+  let complete = true;
+  for (const [status, response] of Object.entries(operation.responses)) {
+    // What openapi-backend validates: the JSON schema, or no content at all for a 204.
+    const { content } = response as OpenAPIV3.ResponseObject;
+    const schema = content?.['application/json']?.schema;
+    const judged = schema ? JSON.stringify(schema) : !content && status === '204' && 'null';
+    if (!judged) continue;
+    const name = `schema-${createHash('sha256').update(judged).digest('hex').slice(0, 32)}.js`;
+    const file = join(cacheDirectory(), name);
+    let validate = loadCached<ValidateFunction>(file);
+    if (!validate) {
+      takeCompilers();
+      // openapi-backend's own compile of one answer, as it compiles each of an operation's.
+      validate = api.validator.buildStatusBasedResponseValidatorForOperation({
+        ...operation,
+        responses: { [status]: response },
+      })?.[status];
+      if (!validate) continue;
+      const compilers = takeCompilers();
+      complete &&=
+        compilers.length === 1 && !writeCompiled(file, standaloneCode(compilers[0], validate));
     }
+    validators[status] = validate;
+    entries.push(`${JSON.stringify(status)}: require(${JSON.stringify(`./${name}`)}),`);
   }
-  responseValidators.set(operationId, compiled);
-  return compiled;
+  // Only when every validator is in a file: otherwise the next file compiles again.
+  if (complete)
+    writeCompiled(
+      join(cacheDirectory(), `responses-${operationId}.js`),
+      `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`,
+    );
+  return validators;
 }
 
 /**
