@@ -23,10 +23,10 @@ const ADMIN_POOL = Symbol.for('chat.test.postgres-admin');
 /**
  * One connection to the PostgreSQL server's own database (the one
  * TEST_POSTGRES_URL names) for all the test files a worker runs, since they
- * share its global (test/support/environment.js): a connection of its own for
- * each statement doubled the server's CPU for a file's database, from about
- * 150 ms to 320 ms for the creation and the drop. It does not
- * keep the worker from exiting, and a connection that fails is replaced.
+ * share its global (test/support/environment.js): a connection of its own
+ * for each statement doubled the server's CPU for a file's database, from
+ * about 150 ms to 320 ms for the creation and the drop. It does not keep the
+ * worker from exiting, and a connection that fails is replaced.
  */
 function adminPool(): Pool {
   const shared = globalThis as { [ADMIN_POOL]?: Pool };
