@@ -62,18 +62,18 @@ function validatorsOf(
   contract: () => ContractBackend,
 ): Record<string, ValidateFunction> | undefined {
   if (responseValidators.has(operationId)) return responseValidators.get(operationId);
-  let validators = loadCached<Record<string, ValidateFunction>>(
-    join(cacheDirectory(), `responses-${operationId}.js`),
-  );
-  if (!validators) validators = compileResponses(operationId, contract());
+  const file = join(cacheDirectory(), `responses-${operationId}.js`);
+  let validators = loadCached<Record<string, ValidateFunction>>(file);
+  if (!validators) validators = compileResponses(operationId, contract(), file);
   responseValidators.set(operationId, validators);
   return validators;
 }
 
-/** Compiles (or reads) the validator of each answer of `operationId`, and writes its file. */
+/** Compiles (or reads) the validator of each answer of `operationId`, and writes them to `file`. */
 function compileResponses(
   operationId: string,
   { api, takeCompilers }: ContractBackend,
+  file: string,
 ): Record<string, ValidateFunction> | undefined {
   const operation = api.getOperation(operationId);
   if (!operation?.responses) return undefined;
@@ -87,8 +87,8 @@ function compileResponses(
     const judged = schema ? JSON.stringify(schema) : !content && status === '204' && 'null';
     if (!judged) continue;
     const name = `schema-${createHash('sha256').update(judged).digest('hex').slice(0, 32)}.js`;
-    const file = join(cacheDirectory(), name);
-    let validate = loadCached<ValidateFunction>(file);
+    const schemaFile = join(cacheDirectory(), name);
+    let validate = loadCached<ValidateFunction>(schemaFile);
     if (!validate) {
       takeCompilers();
       // openapi-backend's own compile of one answer, as it compiles each of an operation's.
@@ -99,17 +99,15 @@ function compileResponses(
       if (!validate) continue;
       const compilers = takeCompilers();
       complete &&=
-        compilers.length === 1 && !writeCompiled(file, standaloneCode(compilers[0], validate));
+        compilers.length === 1 &&
+        !writeCompiled(schemaFile, standaloneCode(compilers[0], validate));
     }
     validators[status] = validate;
     entries.push(`${JSON.stringify(status)}: require(${JSON.stringify(`./${name}`)}),`);
   }
   // Only when every validator is in a file: otherwise the next file compiles again.
   if (complete)
-    writeCompiled(
-      join(cacheDirectory(), `responses-${operationId}.js`),
-      `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`,
-    );
+    writeCompiled(file, `'use strict';\nmodule.exports = {\n${entries.join('\n')}\n};\n`);
   return validators;
 }
 

@@ -496,7 +496,11 @@ export class TestServer extends ApiClient {
           emailLower: { in: [ROOT_OWNER_EMAIL, ...CAST_USERS.map(([, email]) => email)] },
         },
       });
-      const user = (email: string) => users.find((u) => u.emailLower === email)!;
+      const user = (email: string) => {
+        const found = users.find((u) => u.emailLower === email);
+        if (!found) throw new Error(`the cast template has no user ${email}`);
+        return found;
+      };
       const cast: Partial<Cast> = { realm, owner: user(ROOT_OWNER_EMAIL) };
       for (const [key, email] of CAST_USERS) cast[key] = user(email);
       return cast as Cast;
