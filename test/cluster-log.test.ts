@@ -172,6 +172,50 @@ describeCluster('one log for every queue', () => {
     // The append (one script, one XADD per entry) and one XREAD per process.
     expect({ few: median(few.commands), many: median(many.commands) }).toEqual({ few: 5, many: 5 });
   }, 120_000);
+
+  test("a new user is announced in the same entries whatever the organization's size, each viewer seeing what they may", async () => {
+    const [a, b] = cluster.servers;
+    await a.ok('PATCH', '/realm', { as: cast.owner, params: { email_address_visibility: 3 } });
+    const realm = await a.services.db.read((db) =>
+      db.realm.findUniqueOrThrow({ where: { id: cast.realm.id } }),
+    );
+    const newcomer = async (email: string) => {
+      const length = await logLength();
+      const user = await a.createUser(realm, { email });
+      return { user, entries: (await logLength()) - length };
+    };
+    const first = await newcomer('first-newcomer@example.com');
+    for (let i = 0; i < 20; i++) await a.createUser(realm, { email: `crowd${i}@example.com` });
+    const admin = await b.ok('POST', '/register', {
+      as: cast.admin,
+      params: { event_types: JSON.stringify(['realm_user']), fetch_event_types: '[]' },
+    });
+    const member = await b.ok('POST', '/register', {
+      as: cast.member,
+      params: { event_types: JSON.stringify(['realm_user']), fetch_event_types: '[]' },
+    });
+    const second = await newcomer('second-newcomer@example.com');
+    // Twenty more members, and not one entry more: the admins' and the others'.
+    expect(second.entries).toBe(first.entries);
+    const added = async (as: Cast['member'], queueId: string) => {
+      const res = await b.ok('GET', '/events', {
+        as,
+        params: { queue_id: queueId, last_event_id: -1, dont_block: true },
+      });
+      return res.body.events.filter(
+        (e: { op: string; person: { user_id: number } }) =>
+          e.op === 'add' && e.person.user_id === second.user.id,
+      );
+    };
+    expect(await added(cast.admin, admin.body.queue_id)).toEqual([
+      expect.objectContaining({
+        person: expect.objectContaining({ delivery_email: 'second-newcomer@example.com' }),
+      }),
+    ]);
+    expect(await added(cast.member, member.body.queue_id)).toEqual([
+      expect.objectContaining({ person: expect.objectContaining({ delivery_email: null }) }),
+    ]);
+  }, 120_000);
 });
 
 describeCluster('heartbeats from the log', () => {

@@ -104,13 +104,23 @@ async function announceNewUser(
   const hiddenFrom = new Set(await userIdsWhoCannotAccess(tx, user));
   const host = realmHost(realm, services.config.externalUrl);
   onCommit(() => {
+    // The person differs between viewers only in whether it shows the
+    // delivery email: one event for those who see it, one for the rest,
+    // whatever the size of the organization.
+    const audiences = new Map<boolean, { viewer: (typeof everyone)[number]; ids: number[] }>();
     for (const viewer of everyone) {
       if (hiddenFrom.has(viewer.id)) continue;
+      const sees = canSeeDeliveryEmail(viewer, user);
+      const audience = audiences.get(sees);
+      if (audience) audience.ids.push(viewer.id);
+      else audiences.set(sees, { viewer, ids: [viewer.id] });
+    }
+    for (const { viewer, ids } of audiences.values()) {
       const person = presentUser(user, viewer, host, {
         clientGravatar: false,
         profileData: new Map(),
       });
-      services.bus.publish({ type: 'realm_user', op: 'add', person }, [viewer.id]);
+      services.bus.publish({ type: 'realm_user', op: 'add', person }, ids);
     }
     if (hiddenFrom.size > 0)
       services.bus.publishLegacy(
@@ -420,22 +430,29 @@ async function changeEmail(
     event: { type: 'realm_user', op: 'update', person: { user_id: user.id, ...fields } },
     to,
   });
-  const events = viewers
-    .filter((v) => canSeeDeliveryEmail(v, updated))
-    .map((v) => person({ delivery_email: updated.email }, [v.id]));
+  // One event per audience, whatever the size of the organization.
+  const seeing: number[] = [];
+  const others: number[] = [];
+  for (const viewer of viewers)
+    (canSeeDeliveryEmail(viewer, updated) ? seeing : others).push(viewer.id);
+  const events = seeing.length > 0 ? [person({ delivery_email: updated.email }, seeing)] : [];
   if (updated.isBot || updated.emailAddressVisibility === EmailVisibility.EVERYONE)
     events.push(person({ email: updated.email }, 'all'));
   if (updated.avatarSource === 'G')
-    for (const viewer of viewers)
-      events.push(
-        person(
-          {
-            avatar_url: avatarUrl(updated, false, canSeeDeliveryEmail(viewer, updated)),
-            avatar_version: updated.avatarVersion,
-          },
-          [viewer.id],
-        ),
-      );
+    for (const [visible, ids] of [
+      [true, seeing],
+      [false, others],
+    ] as const)
+      if (ids.length > 0)
+        events.push(
+          person(
+            {
+              avatar_url: avatarUrl(updated, false, visible),
+              avatar_version: updated.avatarVersion,
+            },
+            ids,
+          ),
+        );
   return events;
 }
 
