@@ -24,9 +24,11 @@
 // search first needs them, so a size never tried costs no setup. A user's report within 55 s of
 // the client opening is recorded without a write (the server's throttle), as
 // it would be in a client's first minute.
-// With BENCH_CLUSTER_WORKERS (1 or 2), BENCH_POSTGRES_URL and BENCH_REDIS_URL,
-// the model runs instead against `npm run cluster` with that many workers on
-// PostgreSQL and Redis (a key prefix of its own), and prints its capacity.
+// With BENCH_REDIS_URL too, the same model then runs against `npm run cluster`
+// with one worker and with two (BENCH_CAPACITY_CLUSTER lists the sizes) on
+// PostgreSQL and Redis (a schema and a key prefix of their own), each printed
+// as a ratio to the SQLite process's capacity in the same run. With
+// BENCH_CLUSTER_WORKERS (1 or 2), only the cluster of that size runs.
 //   npm run bench:capacity   (BENCH_CAPACITY_SECONDS, BENCH_CAPACITY_MAX, BENCH_CAPACITY_TRIALS)
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
@@ -65,6 +67,14 @@ const trials = Number(process.env.BENCH_CAPACITY_TRIALS || 3);
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';
 const clusterWorkers = Number(process.env.BENCH_CLUSTER_WORKERS || 0);
+/**
+ * The cluster sizes measured after SQLite and PostgreSQL (BENCH_CAPACITY_CLUSTER,
+ * workers separated by commas): one and two workers when BENCH_REDIS_URL is set.
+ */
+const clusterSeries = (process.env.BENCH_CAPACITY_CLUSTER ?? (redisUrl && postgresUrl ? '1,2' : ''))
+  .split(',')
+  .filter(Boolean)
+  .map(Number);
 const goals = { sendP99: 200, deliveryP99: 500, users: 5000 };
 const periods = { presence: 60, send: 120, read: 300 } as const;
 
@@ -360,11 +370,14 @@ const sizeText = ({ good, bad }: { good: number; bad: number }) =>
   `${good} users${bad ? '' : ' (the most tried)'}`;
 
 /** Runs `work` on a PostgreSQL schema of its own (and a Redis key prefix named after it), dropped after. */
-async function onPostgres<T>(work: (env: Record<string, string>) => Promise<T>): Promise<T> {
+async function onPostgres<T>(
+  work: (env: Record<string, string>) => Promise<T>,
+  withRedis = false,
+): Promise<T> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
   const env: Record<string, string> = { BENCH_DATABASE_URL: databaseUrl };
-  if (redisUrl && clusterWorkers)
+  if (withRedis)
     Object.assign(env, {
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: `${schema}:`,
@@ -384,19 +397,18 @@ async function main(): Promise<void> {
   process.stdout.write(
     `capacity: sizes of ${trials} trials of ${seconds} s each; a trial passes when no request fails, every message reaches its polls, send p99 < ${goals.sendP99} ms and send -> delivered p99 < ${goals.deliveryP99} ms; a size passes when its median trial passes\n`,
   );
+  if ((clusterWorkers || clusterSeries.length) && (!postgresUrl || !redisUrl))
+    throw new Error('a cluster series needs BENCH_POSTGRES_URL and BENCH_REDIS_URL');
   if (clusterWorkers) {
-    if (!postgresUrl || !redisUrl)
-      throw new Error('BENCH_CLUSTER_WORKERS needs BENCH_POSTGRES_URL and BENCH_REDIS_URL');
-    const result = await onPostgres((env) => capacity('PostgreSQL', env, clusterWorkers));
+    const result = await onPostgres((env) => capacity('PostgreSQL', env, clusterWorkers), true);
     process.stdout.write(
       `capacity postgresql, npm run cluster with ${clusterWorkers} workers: ${sizeText(result)}\n`,
     );
     return;
   }
   // One server process, the load generator and the pollers on the same machine.
-  const figures = [
-    figure('capacity sqlite', sizeText(await capacity('SQLite', {})), `>= ${goals.users} users`),
-  ];
+  const sqlite = await capacity('SQLite', {});
+  const figures = [figure('capacity sqlite', sizeText(sqlite), `>= ${goals.users} users`)];
   if (postgresUrl)
     figures.push(
       figure(
@@ -406,6 +418,21 @@ async function main(): Promise<void> {
       ),
     );
   else process.stdout.write('PostgreSQL: not measured (set BENCH_POSTGRES_URL)\n');
+  // The same model against npm run cluster, on the same machine, beside the SQLite process.
+  for (const workers of clusterSeries) {
+    const name = `npm run cluster with ${workers} worker${workers > 1 ? 's' : ''}`;
+    const result = await onPostgres(
+      (env) => capacity(`${name}, PostgreSQL and Redis`, env, workers),
+      true,
+    );
+    figures.push(
+      figure(
+        `capacity, ${name} on PostgreSQL and Redis, over one SQLite process`,
+        `ratio ${(result.good / Math.max(1, sqlite.good)).toFixed(2)} (${sizeText(result)} / ${sqlite.good})`,
+        workers >= 2 ? '>= 1' : 'none, for comparison',
+      ),
+    );
+  }
   process.stdout.write(`${figures.join('\n')}\n`);
 }
 

@@ -43,12 +43,20 @@ const owed = {
     /^GET \/messages, 100 of \d+, PostgreSQL$/,
     /^capacity postgresql$/,
   ],
+  cluster: [
+    /^redis commands per published event, event queues, upkeep apart, 1000 queues on 2 processes$/,
+    /^cpu per delivered event, 1000 queues, memory store \/ 2 processes and Redis$/,
+    /^capacity, npm run cluster with 2 workers on PostgreSQL and Redis, over one SQLite process$/,
+  ],
 };
 
-/** The owed figures that `figures` lacks, by pattern; PostgreSQL's only when `postgres`. */
-function missing(figures: string[], postgres: boolean): string[] {
+/**
+ * The owed figures that `figures` lacks, by pattern; PostgreSQL's only when
+ * `postgres`, the cluster's only when `cluster`.
+ */
+function missing(figures: string[], postgres: boolean, cluster: boolean): string[] {
   const names = figures.map((line) => line.slice(0, line.lastIndexOf(': ')));
-  return [...owed.sqlite, ...(postgres ? owed.postgresql : [])]
+  return [...owed.sqlite, ...(postgres ? owed.postgresql : []), ...(cluster ? owed.cluster : [])]
     .filter((pattern) => !names.some((name) => pattern.test(name)))
     .map((pattern) => pattern.source);
 }
@@ -85,8 +93,11 @@ async function main(): Promise<void> {
   const duration = block.find((line) => line.startsWith('bench duration: '));
   const postgres =
     Boolean(process.env.BENCH_POSTGRES_URL) || figures.some((line) => /postgresql/i.test(line));
+  const cluster =
+    Boolean(process.env.BENCH_POSTGRES_URL && process.env.BENCH_REDIS_URL) ||
+    figures.some((line) => /npm run cluster|2 processes/.test(line));
   const databases = postgres
-    ? 'SQLite and PostgreSQL'
+    ? `SQLite and PostgreSQL${cluster ? ', and several processes on PostgreSQL and Redis' : ''}`
     : 'SQLite only (BENCH_POSTGRES_URL was not set)';
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
@@ -105,7 +116,7 @@ async function main(): Promise<void> {
   if (from === -1 || to === -1) throw new Error(`README.md has no ${start} ... ${end} block`);
   writeFileSync(readme, current.slice(0, from) + text + current.slice(to + end.length));
   process.stdout.write(`README.md: ${figures.length} figures written\n`);
-  const lacking = missing(figures, postgres);
+  const lacking = missing(figures, postgres, cluster);
   if (lacking.length) {
     process.stderr.write(`figures missing from the run:\n${lacking.join('\n')}\n`);
     process.exitCode = 1;
