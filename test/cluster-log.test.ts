@@ -28,6 +28,7 @@ async function countCommands(prefix: string) {
   await new Promise<void>((done, fail) => socket.once('connect', done).once('error', fail));
   socket.write('MONITOR\r\n');
   let count = 0;
+  const byName = new Map<string, number>();
   let rest = '';
   socket.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (rest + chunk).split('\r\n');
@@ -38,15 +39,21 @@ async function countCommands(prefix: string) {
       const name = args[0]?.toLowerCase();
       if (!name || name === 'zcard' || name === 'xlen') continue;
       const keys = args.slice(1).filter((arg) => arg.startsWith(prefix));
-      if (keys.some((key) => QUEUE_KEYS.test(key.slice(prefix.length)))) count++;
+      if (keys.some((key) => QUEUE_KEYS.test(key.slice(prefix.length)))) {
+        count++;
+        byName.set(name, (byName.get(name) ?? 0) + 1);
+      }
     }
   });
   return {
     take: () => {
       const taken = count;
       count = 0;
+      byName.clear();
       return taken;
     },
+    /** The calls of one command since the last take. */
+    calls: (name: string) => byName.get(name) ?? 0,
     close: () => socket.destroy(),
   };
 }
@@ -216,6 +223,60 @@ describeCluster('one log for every queue', () => {
       expect.objectContaining({ person: expect.objectContaining({ delivery_email: null }) }),
     ]);
   }, 120_000);
+});
+
+describeCluster("polls reaching back past a new process's entries in memory", () => {
+  let cluster: TestCluster;
+  let cast: Cast;
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start(1, { EVENT_HEARTBEAT_SECONDS: '600' });
+    cast = await cluster.servers[0].createCast();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  test('share one read of the log, and each gets its events', async () => {
+    const [a] = cluster.servers;
+    const queueIds: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await a.ok('POST', '/register', {
+        as: cast.member,
+        params: { event_types: JSON.stringify(['message']), fetch_event_types: '[]' },
+      });
+      queueIds.push(res.body.queue_id as string);
+    }
+    const sent: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await a.ok('POST', '/messages', {
+        as: cast.owner,
+        params: { type: 'direct', to: JSON.stringify([cast.member.id]), content: `old ${i}` },
+      });
+      sent.push(res.body.id as number);
+    }
+    // A process started now holds none of these entries in memory.
+    const b = await cluster.spawn();
+    const counter = await countCommands(cluster.env.REDIS_KEY_PREFIX);
+    try {
+      const answers = await Promise.all(
+        queueIds.map((queueId) =>
+          b.call('GET', '/events', {
+            as: cast.member,
+            params: { queue_id: queueId, last_event_id: -1 },
+          }),
+        ),
+      );
+      for (const res of answers)
+        expect(
+          res.body.events
+            .filter((e: { type: string }) => e.type === 'message')
+            .map((e: { message: { id: number } }) => e.message.id),
+        ).toEqual(sent);
+      // One range read for the twelve polls (each queue's options are read once, apart).
+      expect(counter.calls('xrange')).toBe(1);
+    } finally {
+      counter.close();
+    }
+  }, 60_000);
 });
 
 describeCluster('heartbeats from the log', () => {

@@ -79,6 +79,17 @@ export function entryHooks(entry: LogEntry, hooks: MessageEventHooks): MessageEv
   return (entry.hooks ??= sharedFinalizing(entry.data.p, hooks));
 }
 
+/** The index of the first of `entries` (in order, from `lo` on) whose ID is above `id`. */
+function firstAfter(entries: LogEntry[], lo: number, id: number): number {
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (entries[mid].id <= id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** How many entries, and of what age, a process keeps in memory. */
 export interface WindowLimits {
   maxEntries: number;
@@ -121,14 +132,7 @@ export class LogWindow {
 
   /** The entries held after event ID `after`, oldest first. */
   after(after: number): LogEntry[] {
-    let lo = this.head;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.entries[mid].id <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.entries.slice(lo);
+    return this.entries.slice(firstAfter(this.entries, this.head, after));
   }
 
   /** How many entries are held. */
@@ -217,5 +221,98 @@ export class LogReader {
   ingest(raw: RawEntry[]): void {
     const added = this.window.add(raw.map(parseEntry));
     if (added.length > 0) this.onEntries(added);
+  }
+}
+
+/** How long a process keeps entries read from before its window after the last poll that used them. */
+const OLDER_KEEP_MS = 10_000;
+
+/**
+ * Entries from before the window, read from the log for polls that reach
+ * back past it (a queue polled on another process, or a poll after a burst
+ * of entries), and kept a moment: one contiguous run of entries, read once
+ * for every such poll, in pages, one read at a time, so that many polls
+ * reaching back at once cost Redis one range and not one each.
+ */
+export class OlderEntries {
+  /** The run held: every entry in (from, to], oldest first; empty when to is 0. */
+  private entries: LogEntry[] = [];
+  private from = 0;
+  private to = 0;
+  /** Entries up to this event ID were trimmed from the log when last read. */
+  private lost = 0;
+  private usedAt = 0;
+  /** The reads, one after another. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly command: Redis,
+    private readonly logKey: string,
+    private readonly trimmedKey: string,
+  ) {}
+
+  /**
+   * The entries in (after, upTo], oldest first; null when some of them were
+   * trimmed from the log (a queue reaching back to them has lost events).
+   */
+  async between(after: number, upTo: number): Promise<LogEntry[] | null> {
+    const read = this.chain.then(() => this.cover(after, upTo));
+    this.chain = read.catch(() => undefined);
+    await read;
+    if (after < this.lost) return null;
+    this.usedAt = Date.now();
+    const lo = firstAfter(this.entries, 0, after);
+    return this.entries.slice(lo, firstAfter(this.entries, lo, upTo));
+  }
+
+  /** Lets go of the run once no poll has used it for a while. */
+  tidy(now = Date.now()): void {
+    if (this.to !== 0 && now - this.usedAt > OLDER_KEEP_MS) {
+      this.entries = [];
+      this.from = this.to = 0;
+    }
+  }
+
+  /** Reads what the run lacks of (after, upTo]: below it, above it, or all of it. */
+  private async cover(after: number, upTo: number): Promise<void> {
+    if (after < this.lost) return;
+    if (this.to === 0) {
+      this.entries = await this.range(after, upTo);
+      this.from = Math.max(after, this.lost);
+      this.to = upTo;
+      return;
+    }
+    if (after < this.from) {
+      const below = await this.range(after, this.from);
+      this.entries = below.concat(this.entries);
+      this.from = Math.max(after, this.lost);
+    }
+    if (upTo > this.to) {
+      const above = await this.range(this.to, upTo);
+      for (const entry of above) this.entries.push(entry);
+      this.to = upTo;
+    }
+  }
+
+  /** The entries in (after, upTo] read from the log in pages; notes how far it was trimmed. */
+  private async range(after: number, upTo: number): Promise<LogEntry[]> {
+    const entries: LogEntry[] = [];
+    let from = `(${streamId(after)}`;
+    for (;;) {
+      const raw = (await this.command.xrange(
+        this.logKey,
+        from,
+        streamId(upTo),
+        'COUNT',
+        READ_COUNT,
+      )) as RawEntry[];
+      for (const entry of raw) entries.push(parseEntry(entry));
+      if (raw.length < READ_COUNT) break;
+      from = `(${raw[raw.length - 1][0]}`;
+    }
+    // Read after the range: a trim that ran before or during it shows.
+    const trimmed = await this.command.get(this.trimmedKey);
+    if (trimmed !== null) this.lost = Math.max(this.lost, eventId(trimmed));
+    return entries;
   }
 }

@@ -44,7 +44,7 @@ import {
   eventId,
   LogReader,
   LogWindow,
-  parseEntry,
+  OlderEntries,
   streamId,
   type LogEntry,
   type RawEntry,
@@ -84,6 +84,11 @@ export class RedisQueueStore implements EventQueueStore {
   /** This process's in-flight mark, which writes with commit callbacks see to before committing. */
   readonly marks: CommitMarks;
   private reader!: LogReader;
+  /** Entries before the window that polls reaching back to them read, once for all of them. */
+  private readonly older: OlderEntries;
+  /** The catch-up read under way, and the one that follows it for the polls that came meanwhile. */
+  private catching: Promise<void> | null = null;
+  private catchingNext: Promise<void> | null = null;
 
   private constructor(
     private readonly link: RedisLink,
@@ -95,6 +100,7 @@ export class RedisQueueStore implements EventQueueStore {
   ) {
     this.refreshMs = Math.min(limits.idleTimeoutMs / 4, 30_000);
     this.marks = new CommitMarks(link, this, report);
+    this.older = new OlderEntries(link.command, link.key('log'), link.key('trimmed'));
     this.waiters = new Waiters((waiter, events, ended) => this.answer(waiter, events, ended));
     this.heartbeats = new HeartbeatList(limits.heartbeatMs, (poll) =>
       this.heartbeatDue(poll as Waiter),
@@ -220,16 +226,23 @@ export class RedisQueueStore implements EventQueueStore {
     const position = Math.max(after, queue.reg);
     const { quiet } = queue;
     const from = quiet && position >= quiet.from && position < quiet.to ? quiet.to : position;
-    const older = from < this.window.start ? await this.entriesSince(from) : [];
-    if (older === null) {
-      await this.drop([queueId], []);
-      return null;
+    // Entries from before the window, up to where it starts (which may move on meanwhile).
+    let older: LogEntry[] = [];
+    let since = from;
+    while (since < this.window.start) {
+      const upTo = this.window.start;
+      const more = await this.older.between(since, upTo);
+      if (more === null) {
+        await this.drop([queueId], []);
+        return null;
+      }
+      older = older.concat(more);
+      since = upTo;
     }
     // From here on nothing waits: no entry read meanwhile can be missed.
     if (queue.gone) return null;
     this.polled.add(queue);
-    const since = older.length > 0 ? older[older.length - 1].id : from;
-    const events = this.eventsOf(queue, [...older, ...this.window.after(since)], position);
+    const events = this.eventsOf(queue, older.concat(this.window.after(since)), position);
     if (events === null) {
       this.forget(queueId);
       return null;
@@ -396,30 +409,31 @@ export class RedisQueueStore implements EventQueueStore {
     return queue;
   }
 
-  /** Reads the entries written and not read yet (a poll that answers at once must see them). */
-  private async catchUp(): Promise<void> {
+  /**
+   * Reads the entries written and not read yet (a poll that answers at once
+   * must see them). Polls that come while a read is under way share the next
+   * one: the read under way may have been sent before they came.
+   */
+  private catchUp(): Promise<void> {
+    if (!this.catching) {
+      this.catching = this.readUnread().finally(() => (this.catching = null));
+      return this.catching;
+    }
+    return (this.catchingNext ??= this.catching
+      .catch(() => undefined)
+      .then(() => {
+        this.catchingNext = null;
+        return this.catchUp();
+      }));
+  }
+
+  private async readUnread(): Promise<void> {
     const raw = (await this.link.command.xrange(
       this.link.key('log'),
       `(${streamId(this.window.last)}`,
       '+',
     )) as RawEntry[];
     this.reader.ingest(raw);
-  }
-
-  /**
-   * The entries after `position` read from Redis (for a poll reaching back
-   * past the entries kept in memory); null when some were trimmed: the
-   * queue has lost events.
-   */
-  private async entriesSince(position: number): Promise<LogEntry[] | null> {
-    const [[rangeError, raw], [trimError, trimmed]] = (await this.link.command
-      .pipeline()
-      .xrange(this.link.key('log'), `(${streamId(position)}`, '+')
-      .get(this.link.key('trimmed'))
-      .exec()) as [[Error | null, RawEntry[]], [Error | null, string | null]];
-    if (rangeError ?? trimError) throw rangeError ?? trimError;
-    if (trimmed !== null && eventId(trimmed) > position) return null;
-    return raw.map(parseEntry);
   }
 
   /**
@@ -540,6 +554,7 @@ export class RedisQueueStore implements EventQueueStore {
   /** Drops idle queues and trims the log (see sweep), and lets go of old entries in memory. */
   private async maintain(): Promise<void> {
     this.window.tidy();
+    this.older.tidy();
     await this.sweep();
   }
 
