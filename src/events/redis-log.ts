@@ -15,8 +15,12 @@ import {
 
 /** What an entry of the log says, as its JSON holds it. */
 export type EntryData =
-  /** A publication to the queues of users (`u`), or to a realm's public queues (`r`) but those of `x`. */
-  | { k: 'p'; p: Publication; u: number[] }
+  /**
+   * A publication to the queues of users (`u`: in the log a JSON list, once
+   * parsed their IDs in order, outside the heap's reach, however many), or
+   * to a realm's public queues (`r`) but those of `x`.
+   */
+  | { k: 'p'; p: Publication; u: Int32Array }
   | { k: 'p'; p: Publication; r: number; x: number[] }
   /** Queues deleted or dropped: every process forgets them and answers their waiting polls. */
   | { k: 'd'; q: string[] }
@@ -30,8 +34,6 @@ export interface LogEntry {
   /** Its event ID (see eventId). */
   id: number;
   data: EntryData;
-  /** For a publication to many users: its recipients as a set, made when first needed. */
-  users?: Set<number>;
   /** The hooks that finalize its message event once per kind of queue (sharedFinalizing). */
   hooks?: MessageEventHooks;
 }
@@ -58,18 +60,28 @@ export type RawEntry = [string, string[]];
 export function parseEntry([id, fields]: RawEntry): LogEntry {
   let json = '{}';
   for (let i = 0; i < fields.length; i += 2) if (fields[i] === 'e') json = fields[i + 1];
-  return { id: eventId(id), data: JSON.parse(json) as EntryData };
+  const data = JSON.parse(json) as EntryData | { k: 'p'; p: Publication; u: number[] };
+  if ('u' in data) data.u = Int32Array.from(data.u).sort();
+  return { id: eventId(id), data: data as EntryData };
+}
+
+/** Whether `ids` (in order) holds `id`. */
+function holds(ids: Int32Array, id: number): boolean {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id;
 }
 
 /** Whether entry `entry` (a publication) is for a queue of this user with these options. */
 export function entryReaches(entry: LogEntry, options: QueueOptions): boolean {
   const { data } = entry;
   if (data.k !== 'p') return false;
-  if ('u' in data) {
-    if (data.u.length <= 16) return data.u.includes(options.userId);
-    entry.users ??= new Set(data.u);
-    return entry.users.has(options.userId);
-  }
+  if ('u' in data) return holds(data.u, options.userId);
   return options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId);
 }
 
