@@ -54,6 +54,8 @@ export interface Config {
   queueMaxEvents: number;
   /** Seconds an event that Redis could not take is retried before the queues it was for are dropped. */
   publishRetrySeconds: number;
+  /** Seconds a process sharing Redis may go without renewing its liveness before the others take it for dead. */
+  processLivenessSeconds: number;
   /** Bytes an event stream may have written and its client not yet taken before it is dropped as too slow. */
   eventStreamMaxUnsentBytes: number;
   /** Authenticated requests allowed per user per window. */
@@ -239,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueTimeoutSeconds: number(env, 'EVENT_QUEUE_TIMEOUT_SECONDS', 600),
     queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10000, 1),
     publishRetrySeconds: number(env, 'EVENT_PUBLISH_RETRY_SECONDS', 30),
+    processLivenessSeconds: number(env, 'EVENT_PROCESS_LIVENESS_SECONDS', 15),
     eventStreamMaxUnsentBytes: integer(env, 'EVENT_STREAM_MAX_UNSENT_BYTES', 1 << 20, 1),
     rateLimitUserRequests: integer(env, 'RATE_LIMIT_USER_REQUESTS', 200, 1),
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),

@@ -77,6 +77,7 @@ export async function createServices(
     idleTimeoutMs: config.queueTimeoutSeconds * 1000,
     maxEvents: config.queueMaxEvents,
     publishRetryMs: config.publishRetrySeconds * 1000,
+    livenessMs: config.processLivenessSeconds * 1000,
   };
   const { redis, redisQueues } = config.redisUrl
     ? await openRedis(config.redisUrl, config.redisKeyPrefix, limits, log)

@@ -67,6 +67,7 @@ function getOnNewConnection(url: string): Promise<number | string> {
           REDIS_URL: testRedisUrl(),
           REDIS_KEY_PREFIX: prefix,
           EVENT_HEARTBEAT_SECONDS: '1',
+          EVENT_PROCESS_LIVENESS_SECONDS: '5',
           EXTERNAL_URL: 'http://chat.test',
           RATE_LIMIT_USER_REQUESTS: '100000',
           RATE_LIMIT_IP_REQUESTS: '100000',

@@ -15,8 +15,8 @@
 import type { RedisLink } from './redis';
 import { runScript } from './redis-scripts';
 
-/** How long a liveness key outlives its last renewal. */
-export const LIVENESS_MS = 5000;
+/** How long a liveness key outlives its last renewal, unless configured. */
+export const DEFAULT_LIVENESS_MS = 15_000;
 /** The pause between two renewals of the liveness key. */
 const RENEW_MS = 1000;
 /** The pause between two sweeps for the marks of dead processes. */
@@ -62,6 +62,12 @@ export class CommitMarks {
     private readonly link: RedisLink,
     private readonly store: MarkedStore,
     private readonly report: (what: string, fields: Record<string, unknown>) => void,
+    /**
+     * How long a liveness key outlives its last renewal: a process whose
+     * renewals are late by more (dead, or so busy that its timers wait) is
+     * taken for dead.
+     */
+    private readonly livenessMs = DEFAULT_LIVENESS_MS,
   ) {}
 
   /** Sets the liveness key and starts renewing it and sweeping. */
@@ -87,7 +93,7 @@ export class CommitMarks {
     if (this.clearTimer) clearTimeout(this.clearTimer);
     this.clearTimer = null;
     // A mark renewed within half the liveness period stands at the commit that follows.
-    if (this.marked && Date.now() - this.confirmedAt < LIVENESS_MS / 2) return undefined;
+    if (this.marked && Date.now() - this.confirmedAt < this.livenessMs / 2) return undefined;
     return (this.setting ??= this.mark().finally(() => (this.setting = null)));
   }
 
@@ -113,7 +119,7 @@ export class CommitMarks {
   private async mark(): Promise<void> {
     const sentAt = Date.now();
     try {
-      await this.send(LIVENESS_MS, '1');
+      await this.send(this.livenessMs, '1');
       this.marked = true;
       this.confirmedAt = sentAt;
     } catch {
@@ -128,7 +134,7 @@ export class CommitMarks {
     const clears = this.clears;
     const keep = this.marked || this.inFlight > 0 || !this.store.idle();
     try {
-      await this.send(LIVENESS_MS, keep ? '1' : '');
+      await this.send(this.livenessMs, keep ? '1' : '');
       if (keep && clears === this.clears) {
         this.marked = true;
         this.confirmedAt = sentAt;
@@ -150,7 +156,7 @@ export class CommitMarks {
       this.marked = false;
       this.clears++;
       // Commands on the connection run in order: a mark sent after this one wins.
-      this.send(LIVENESS_MS, '0').catch(() => undefined);
+      this.send(this.livenessMs, '0').catch(() => undefined);
     }, LINGER_MS);
     this.clearTimer.unref();
   }
@@ -163,7 +169,7 @@ export class CommitMarks {
    */
   private async sweep(): Promise<void> {
     if (this.sweeping || this.closed) return;
-    if (this.renewedSince === 0 || Date.now() - this.renewedSince < LIVENESS_MS) return;
+    if (this.renewedSince === 0 || Date.now() - this.renewedSince < this.livenessMs) return;
     this.sweeping = true;
     try {
       const claimed = (await runScript(

@@ -246,6 +246,12 @@ export interface QueueLimits {
    * go on without it). Unused by the memory store, which cannot fail.
    */
   publishRetryMs?: number;
+  /**
+   * How long a process of a store shared through Redis may go without
+   * renewing its liveness before the others take it for dead (see
+   * commit-marks.ts). Unused by the memory store.
+   */
+  livenessMs?: number;
 }
 
 /** The size of a queue store, for metrics. */
