@@ -254,6 +254,8 @@ export class OlderEntries {
   /** Entries up to this event ID were trimmed from the log when last read. */
   private lost = 0;
   private usedAt = 0;
+  /** Polls reading the run or waiting their turn to: it is not let go meanwhile. */
+  private reading = 0;
   /** The reads, one after another. */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -268,18 +270,23 @@ export class OlderEntries {
    * trimmed from the log (a queue reaching back to them has lost events).
    */
   async between(after: number, upTo: number): Promise<LogEntry[] | null> {
+    this.reading++;
     const read = this.chain.then(() => this.cover(after, upTo));
     this.chain = read.catch(() => undefined);
-    await read;
+    try {
+      await read;
+    } finally {
+      this.reading--;
+    }
     if (after < this.lost) return null;
     this.usedAt = Date.now();
     const lo = firstAfter(this.entries, 0, after);
     return this.entries.slice(lo, firstAfter(this.entries, lo, upTo));
   }
 
-  /** Lets go of the run once no poll has used it for a while. */
+  /** Lets go of the run once no poll has used it for a while (and none is reading for it). */
   tidy(now = Date.now()): void {
-    if (this.to !== 0 && now - this.usedAt > OLDER_KEEP_MS) {
+    if (this.reading === 0 && this.to !== 0 && now - this.usedAt > OLDER_KEEP_MS) {
       this.entries = [];
       this.from = this.to = 0;
     }
