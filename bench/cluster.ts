@@ -126,6 +126,12 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
     errors,
     /** Whether every queue has a poll out. */
     allWaiting: () => inFlight === queues.length,
+    /** Ends every poll at once, its request cut, leaving the queues (after a failure). */
+    abandon: async () => {
+      running = false;
+      agent.destroy();
+      await Promise.all(loops);
+    },
     stop: async () => {
       running = false;
       for (let i = 0; i < queues.length; i += 50)
@@ -279,27 +285,33 @@ async function delivery(setup: Setup, owner: BenchUser, users: BenchUser[], coun
   await untilAllWaiting(polls);
   const idle = setup.redis ? await idleCalls(setup) : null;
   const cpuBefore = await cpuNow(setup);
-  for (let round = 0; round <= rounds; round++) {
-    await untilAllWaiting(polls);
-    if (setup.redis) readings.push(await commandCalls(setup.redis, setup.logKey));
-    if (round === rounds) break;
-    const started = performance.now();
-    const sent = await call(ports[0], agent, owner, 'POST', '/messages', {
-      type: 'stream',
-      to: 'bench',
-      topic: 'delivery',
-      content: `round ${round}`,
-    });
-    sendTimes.push(performance.now() - started);
-    const deadline = performance.now() + 30_000;
-    while ((polls.answered.get(sent.id)?.length ?? 0) < count && performance.now() < deadline)
-      await new Promise((done) => setImmediate(done));
-    const times = polls.answered.get(sent.id) ?? [];
-    if (times.length < count)
-      throw new Error(
-        `round ${round}: ${times.length} of ${count} polls answered; errors: ${JSON.stringify([...polls.errors])}`,
-      );
-    toLast.push(Math.max(...times) - started);
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      await untilAllWaiting(polls);
+      if (setup.redis) readings.push(await commandCalls(setup.redis, setup.logKey));
+      if (round === rounds) break;
+      const started = performance.now();
+      const sent = await call(ports[0], agent, owner, 'POST', '/messages', {
+        type: 'stream',
+        to: 'bench',
+        topic: 'delivery',
+        content: `round ${round}`,
+      });
+      sendTimes.push(performance.now() - started);
+      const deadline = performance.now() + 30_000;
+      while ((polls.answered.get(sent.id)?.length ?? 0) < count && performance.now() < deadline)
+        await new Promise((done) => setImmediate(done));
+      const times = polls.answered.get(sent.id) ?? [];
+      if (times.length < count)
+        throw new Error(
+          `round ${round}: ${times.length} of ${count} polls answered; errors: ${JSON.stringify([...polls.errors])}`,
+        );
+      toLast.push(Math.max(...times) - started);
+    }
+  } catch (error) {
+    // The polls would go on against the servers: cut them, and leave the queues.
+    await polls.abandon();
+    throw error;
   }
   const cpuAfter = await cpuNow(setup);
   await polls.stop();
