@@ -24,7 +24,7 @@ import {
 } from '../../lib/users/user-events';
 import {
   avatarUrl,
-  canSeeDeliveryEmail,
+  byDeliveryEmailAccess,
   presentUser,
   realmHost,
   EmailVisibility,
@@ -107,20 +107,20 @@ async function announceNewUser(
     // The person differs between viewers only in whether it shows the
     // delivery email: one event for those who see it, one for the rest,
     // whatever the size of the organization.
-    const audiences = new Map<boolean, { viewer: (typeof everyone)[number]; ids: number[] }>();
-    for (const viewer of everyone) {
-      if (hiddenFrom.has(viewer.id)) continue;
-      const sees = canSeeDeliveryEmail(viewer, user);
-      const audience = audiences.get(sees);
-      if (audience) audience.ids.push(viewer.id);
-      else audiences.set(sees, { viewer, ids: [viewer.id] });
-    }
-    for (const { viewer, ids } of audiences.values()) {
-      const person = presentUser(user, viewer, host, {
+    const { seeing, others } = byDeliveryEmailAccess(
+      everyone.filter((viewer) => !hiddenFrom.has(viewer.id)),
+      user,
+    );
+    for (const audience of [seeing, others]) {
+      if (audience.length === 0) continue;
+      const person = presentUser(user, audience[0], host, {
         clientGravatar: false,
         profileData: new Map(),
       });
-      services.bus.publish({ type: 'realm_user', op: 'add', person }, ids);
+      services.bus.publish(
+        { type: 'realm_user', op: 'add', person },
+        audience.map((viewer) => viewer.id),
+      );
     }
     if (hiddenFrom.size > 0)
       services.bus.publishLegacy(
@@ -431,10 +431,9 @@ async function changeEmail(
     to,
   });
   // One event per audience, whatever the size of the organization.
-  const seeing: number[] = [];
-  const others: number[] = [];
-  for (const viewer of viewers)
-    (canSeeDeliveryEmail(viewer, updated) ? seeing : others).push(viewer.id);
+  const audiences = byDeliveryEmailAccess(viewers, updated);
+  const seeing = audiences.seeing.map((viewer) => viewer.id);
+  const others = audiences.others.map((viewer) => viewer.id);
   const events = seeing.length > 0 ? [person({ delivery_email: updated.email }, seeing)] : [];
   if (updated.isBot || updated.emailAddressVisibility === EmailVisibility.EVERYONE)
     events.push(person({ email: updated.email }, 'all'));

@@ -36,6 +36,21 @@ export function canSeeDeliveryEmail(
   }
 }
 
+/**
+ * `viewers` split by whether they may see `target`'s delivery email: the
+ * two audiences of any announcement that shows it to some and not others.
+ */
+export function byDeliveryEmailAccess<V extends Pick<User, 'id' | 'role'>>(
+  viewers: Iterable<V>,
+  target: Pick<User, 'id' | 'isBot' | 'emailAddressVisibility'>,
+): { seeing: V[]; others: V[] } {
+  const seeing: V[] = [];
+  const others: V[] = [];
+  for (const viewer of viewers)
+    (canSeeDeliveryEmail(viewer, target) ? seeing : others).push(viewer);
+  return { seeing, others };
+}
+
 /** The last address `hostOf` parsed and its host: the server's own address, asked on every request. */
 let lastHost = { url: '', host: '' };
 
