@@ -36,25 +36,21 @@ export class RedisLink {
     // While Redis cannot be reached a command fails at once (no queue of
     // commands waiting for the connection, no retry, none sent again after a
     // reconnection: the caller already heard it failed), and one that gets no
-    // answer fails within COMMAND_TIMEOUT_MS; meanwhile the connection is
-    // retried every RECONNECT_MAX_MS at most.
+    // answer fails within COMMAND_TIMEOUT_MS (answerWithin); meanwhile the
+    // connection is retried every RECONNECT_MAX_MS at most.
     const options: RedisOptions = (this.options = {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: COMMAND_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_MS),
     });
     this.command = new Redis(url, { ...options, enableAutoPipelining: true });
+    answerWithin(this.command, COMMAND_TIMEOUT_MS);
     // The subscriber renews its subscriptions itself (below), so that it
     // tells listeners to catch up only once the renewal is in place.
-    this.subscriber = new Redis(url, {
-      ...options,
-      autoResubscribe: false,
-      commandTimeout: undefined,
-    });
+    this.subscriber = new Redis(url, { ...options, autoResubscribe: false });
     this.command.on('error', onError);
     this.subscriber.on('error', onError);
     this.subscriber.on('message', (channel: string, message: string) =>
@@ -120,7 +116,7 @@ export class RedisLink {
    * command timeout; its owner closes it.
    */
   async blockingConnection(onError: (error: Error) => void): Promise<Redis> {
-    const connection = new Redis(this.url, { ...this.options, commandTimeout: undefined });
+    const connection = new Redis(this.url, this.options);
     connection.on('error', onError);
     await connection.connect();
     return connection;
@@ -136,4 +132,31 @@ export class RedisLink {
     this.handlers.clear();
     await Promise.allSettled([this.subscriber.quit(), this.command.quit()]);
   }
+}
+
+/**
+ * Makes each command of `client` fail ("Command timed out", as ioredis's own
+ * commandTimeout does) when it has no answer `ms` after it was sent, counted
+ * once the process has read what its sockets hold. A process busy for longer
+ * than `ms` (a burst of thousands of polls) runs its due timers before it
+ * reads its sockets: ioredis's timeout would then fail commands whose answers
+ * came long before, and requests would be refused for a Redis that answered
+ * in a millisecond. Here the timer looks again after the event loop's next
+ * round of reads (setImmediate runs after it).
+ */
+function answerWithin(client: Redis, ms: number): void {
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
+    const [command] = args;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!command.isResolved) command.reject(new Error('Command timed out'));
+        }),
+      ms,
+    );
+    const clear = () => clearTimeout(timer);
+    command.promise.then(clear, clear);
+    return send(...args);
+  };
 }

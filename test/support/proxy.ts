@@ -2,13 +2,15 @@
 // can cut and restore, so that a server under test loses its dependency while
 // the service itself, which others use, keeps running. Cutting resets every
 // connection through the proxy and every new one until it is restored, as a
-// restarting server or a broken network would.
+// restarting server or a broken network would; stalling holds back the
+// service's answers on the open connections, as a hung server would.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /** A proxy listening on 127.0.0.1 and forwarding to one address. */
 export class TcpProxy {
   private readonly pairs = new Set<[Socket, Socket]>();
   private isCut = false;
+  private stalled = false;
   /** Connections refused since the last cut. */
   refusedSinceCut = 0;
 
@@ -57,9 +59,23 @@ export class TcpProxy {
     this.pairs.clear();
   }
 
-  /** Forwards new connections again. */
+  /**
+   * Holds back what the service sends on every open connection, which stays
+   * open, as a service that stopped answering would, until `restore`.
+   */
+  stall(): void {
+    for (const [client, upstream] of this.pairs) {
+      upstream.unpipe(client);
+      upstream.pause();
+    }
+    this.stalled = true;
+  }
+
+  /** Forwards new connections again, and what a stall held back. */
   restore(): void {
     this.isCut = false;
+    if (this.stalled) for (const [client, upstream] of this.pairs) upstream.pipe(client);
+    this.stalled = false;
   }
 
   /** Stops listening and closes every connection. */
