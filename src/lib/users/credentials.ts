@@ -51,6 +51,13 @@ export class Authenticator {
    * was dropped may predate the change, and is used but not remembered.
    */
   private drops = 0;
+  /**
+   * The lookups under way, by cache key, and the count of drops when each
+   * began: the requests of one client that come together (a hundred long
+   * polls answered by one event, polling again as the entry expires) share
+   * one read of the database, unless an entry was dropped since it began.
+   */
+  private readonly checking = new Map<string, { auth: Promise<AuthUser>; drops: number }>();
 
   constructor(
     private readonly db: Database,
@@ -70,7 +77,7 @@ export class Authenticator {
   async authenticate(header: string | undefined): Promise<AuthUser> {
     const now = Date.now();
     const hit = header === undefined ? undefined : this.cache.get(header);
-    const auth = hit && hit.expires > now ? hit.auth : await this.check(header, now);
+    const auth = hit && hit.expires > now ? hit.auth : await this.shared(header, now);
     if (auth.realm.deactivated) throw unauthorized('This organization has been deactivated');
     if (!auth.user.isActive) throw unauthorized('Account is deactivated');
     return auth;
@@ -91,9 +98,24 @@ export class Authenticator {
     const key = Authenticator.apiKeyCacheKey(apiKey.trim());
     const now = Date.now();
     const hit = this.cache.get(key);
-    const auth = hit && hit.expires > now ? hit.auth : await this.check(key, now, apiKey.trim());
+    const auth = hit && hit.expires > now ? hit.auth : await this.shared(key, now, apiKey.trim());
     if (auth.realm.deactivated) throw unauthorized('This organization has been deactivated');
     if (!auth.user.isActive) throw unauthorized('Account is deactivated');
+    return auth;
+  }
+
+  /** The lookup of `key` under way, joined, or a new one (see `checking`). */
+  private shared(key: string | undefined, now: number, bareKey?: string): Promise<AuthUser> {
+    if (key === undefined) return this.check(key, now, bareKey);
+    const under = this.checking.get(key);
+    if (under && under.drops === this.drops) return under.auth;
+    const auth = this.check(key, now, bareKey);
+    const entry = { auth, drops: this.drops };
+    this.checking.set(key, entry);
+    const done = () => {
+      if (this.checking.get(key) === entry) this.checking.delete(key);
+    };
+    auth.then(done, done);
     return auth;
   }
 
