@@ -85,10 +85,14 @@ async function registerQueues(
   return queues;
 }
 
+/** How long a poll answered with an error waits before the next (the servers' Retry-After). */
+const ERROR_PAUSE_MS = 1000;
+
 /**
- * Long-polls every queue, each poll again as soon as it is answered, timing
- * answers by the message they carry. `stop` deletes the queues, which answers
- * the polls waiting on them, and resolves once every poll has ended.
+ * Long-polls every queue, each poll again as soon as it is answered (a
+ * second later after an error), timing answers by the message they carry.
+ * `stop` deletes the queues, which answers the polls waiting on them, and
+ * resolves once every poll has ended.
  */
 function pollAll(queues: BenchQueue[], agent: Agent) {
   const answered = new Map<number, number[]>();
@@ -108,8 +112,11 @@ function pollAll(queues: BenchQueue[], agent: Agent) {
         `/events?queue_id=${queueId}&last_event_id=${last}`,
       ).catch((error: Error) => ({ code: error.message.split(': ').pop() }));
       inFlight--;
-      if (res?.result !== 'success')
+      if (res?.result !== 'success') {
         errors.set(String(res?.code), (errors.get(String(res?.code)) ?? 0) + 1);
+        // As Zulip's clients do, wait a moment before polling again after an error.
+        if (running) await new Promise((done) => setTimeout(done, ERROR_PAUSE_MS));
+      }
       const now = performance.now();
       for (const event of res?.events ?? []) {
         last = Math.max(last, event.id);

@@ -37,6 +37,9 @@ export interface Started {
   usage(): Promise<Usage>;
 }
 
+/** How many log lines of a server child are shown. */
+const LOG_LINES_SHOWN = 20;
+
 /**
  * Starts `servers.js <kind>` with extra environment and resolves when it is
  * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
@@ -59,6 +62,16 @@ export function startServer(
   );
   const lines = createInterface({ input: child.stdout! });
   const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
+  // What the server logs after its first line (warnings and errors) is
+  // shown on stderr, the first LOG_LINES_SHOWN of it, the rest counted.
+  let logged = -1;
+  lines.on('line', (line) => {
+    if (++logged > 0 && logged <= LOG_LINES_SHOWN) process.stderr.write(`[${kind}] ${line}\n`);
+  });
+  lines.once('close', () => {
+    if (logged > LOG_LINES_SHOWN)
+      process.stderr.write(`[${kind}] ${logged - LOG_LINES_SHOWN} more log lines\n`);
+  });
   // Usage travels over the IPC channel, apart from anything the child prints.
   const usage = (): Promise<Usage> =>
     new Promise((resolve) => {
