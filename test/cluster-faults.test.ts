@@ -255,4 +255,45 @@ describeFaults('events Redis could not take for longer than the retry bound', ()
     const events = (await poll(cast.member, again)).body.events;
     expect(events.map((e: any) => e.message?.content)).toEqual(['after the return']);
   }, 60_000);
+
+  test("an event for everyone in the organization given up drops all the organization's queues, and no other", async () => {
+    const { queues } = server.services;
+    const { realm: otherRealm } = await server.createRealm('Elsewhere', 'elsewhere');
+    const outsider = await server.createUser(otherRealm, { email: 'outsider@example.com' });
+    const register = (as: typeof cast.member) =>
+      server.ok('POST', '/register', { as, params: { event_types: JSON.stringify(['realm']) } });
+    const member = (await register(cast.member)).body;
+    const admin = (await register(cast.admin)).body;
+    const other = (await register(outsider)).body;
+    const before = queues.publicationStats();
+
+    redis.cutOff();
+    const renamed = await server.call('PATCH', '/realm', {
+      as: cast.owner,
+      params: { name: 'Renamed during the cut' },
+    });
+    expect(renamed.status).toBe(200);
+    await waitFor(
+      'the undelivered event to be given up',
+      () => queues.publicationStats().abandoned > before.abandoned,
+    );
+    redis.restore();
+    await waitFor(
+      "the organization's queues to be dropped",
+      () => queues.publicationStats().queuesDropped >= before.queuesDropped + 2,
+    );
+
+    const poll = (as: typeof cast.member, queue: { queue_id: string; last_event_id: number }) =>
+      server.call('GET', '/events', {
+        as,
+        params: { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true },
+      });
+    for (const [as, queue] of [
+      [cast.member, member],
+      [cast.admin, admin],
+    ] as const)
+      expect((await poll(as, queue)).body.code).toBe('BAD_EVENT_QUEUE_ID');
+    // Another organization's queue owed nothing, and goes on.
+    expect((await poll(outsider, other)).status).toBe(200);
+  }, 60_000);
 });

@@ -180,16 +180,24 @@ describeCluster('one log for every queue', () => {
     expect({ few: median(few.commands), many: median(many.commands) }).toEqual({ few: 5, many: 5 });
   }, 120_000);
 
-  test("a new user is announced in the same entries whatever the organization's size, each viewer seeing what they may", async () => {
+  test("a new user is announced in entries of the same size whatever the organization's, each viewer seeing what they may", async () => {
     const [a, b] = cluster.servers;
     await a.ok('PATCH', '/realm', { as: cast.owner, params: { email_address_visibility: 3 } });
     const realm = await a.services.db.read((db) =>
       db.realm.findUniqueOrThrow({ where: { id: cast.realm.id } }),
     );
+    const log = `${prefix()}log`;
+    /** The entries a new user's creation wrote, and how many user IDs they list. */
     const newcomer = async (email: string) => {
-      const length = await logLength();
+      const [last] = await redis.xrevrange(log, '+', '-', 'COUNT', 1);
       const user = await a.createUser(realm, { email });
-      return { user, entries: (await logLength()) - length };
+      const written = await redis.xrange(log, last ? `(${last[0]}` : '-', '+');
+      let listed = 0;
+      for (const [, fields] of written) {
+        const data = JSON.parse(fields[fields.indexOf('e') + 1]);
+        listed += (data.u?.length ?? 0) + (data.x?.length ?? 0);
+      }
+      return { user, entries: written.length, listed };
     };
     const first = await newcomer('first-newcomer@example.com');
     for (let i = 0; i < 20; i++) await a.createUser(realm, { email: `crowd${i}@example.com` });
@@ -202,8 +210,11 @@ describeCluster('one log for every queue', () => {
       params: { event_types: JSON.stringify(['realm_user']), fetch_event_types: '[]' },
     });
     const second = await newcomer('second-newcomer@example.com');
-    // Twenty more members, and not one entry more: the admins' and the others'.
+    // Twenty more members, and not one entry more (the admins' and the
+    // others'), nor one user ID more in them: those who see the address are
+    // listed, and everyone else is the organization but them.
     expect(second.entries).toBe(first.entries);
+    expect(second.listed).toBe(first.listed);
     const added = async (as: Cast['member'], queueId: string) => {
       const res = await b.ok('GET', '/events', {
         as,

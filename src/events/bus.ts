@@ -11,23 +11,43 @@ import type {
   Publication,
 } from './queues';
 
+/**
+ * Everyone in an organization but the users of `except`: every queue
+ * registered there, published to without listing the members, so that the
+ * event costs the same whatever their number. A deactivated member's queue is
+ * among them; it cannot be polled while its owner is deactivated.
+ */
+export class EveryoneIn {
+  readonly except: number[];
+
+  constructor(
+    readonly realmId: number,
+    except: Iterable<number> = [],
+  ) {
+    this.except = [...new Set(except)];
+  }
+}
+
+/** Whom an event is for: users by ID, or everyone in an organization. */
+export type Recipients = Iterable<number> | EveryoneIn;
+
 /** Publishes events to users' queues, wherever those queues live. */
 export interface EventBus {
   /**
-   * Sends `event` to every queue of `userIds`; queues whose client lacks
+   * Sends `event` to every queue of `to`; queues whose client lacks
    * `fallback.capability` get `fallback.event` (or nothing) instead.
    */
-  publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void;
+  publish(event: EventBody, to: Recipients, fallback?: CapabilityFallback): void;
   /**
-   * Sends a legacy `event` to the queues of `userIds` whose client lacks
+   * Sends a legacy `event` to the queues of `to` whose client lacks
    * `capability` (clients that have it get the event that replaced it).
    */
-  publishLegacy(event: EventBody, userIds: Iterable<number>, capability: string): void;
+  publishLegacy(event: EventBody, to: Recipients, capability: string): void;
   /**
-   * Sends a legacy `event` to the queues of `userIds` that did not ask by
-   * name for `eventType`, the type that replaced it.
+   * Sends a legacy `event` to the queues of `to` that did not ask by name
+   * for `eventType`, the type that replaced it.
    */
-  publishSuperseded(event: EventBody, userIds: Iterable<number>, eventType: string): void;
+  publishSuperseded(event: EventBody, to: Recipients, eventType: string): void;
   /**
    * Sends a message event to every queue of `userIds`, with the facts that
    * queues registered with a narrow are matched against and that shape the
@@ -54,16 +74,16 @@ export class QueueEventBus implements EventBus {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
-  publish(event: EventBody, userIds: Iterable<number>, fallback?: CapabilityFallback): void {
-    this.track(this.store.publish(fallback ? { event, fallback } : { event }, userIds));
+  publish(event: EventBody, to: Recipients, fallback?: CapabilityFallback): void {
+    this.send(fallback ? { event, fallback } : { event }, to);
   }
 
-  publishLegacy(event: EventBody, userIds: Iterable<number>, capability: string): void {
-    this.track(this.store.publish({ event, onlyWithout: capability }, userIds));
+  publishLegacy(event: EventBody, to: Recipients, capability: string): void {
+    this.send({ event, onlyWithout: capability }, to);
   }
 
-  publishSuperseded(event: EventBody, userIds: Iterable<number>, eventType: string): void {
-    this.track(this.store.publish({ event, supersededBy: eventType }, userIds));
+  publishSuperseded(event: EventBody, to: Recipients, eventType: string): void {
+    this.send({ event, supersededBy: eventType }, to);
   }
 
   publishMessage(event: EventBody, userIds: Iterable<number>, facts: MessageFacts): void {
@@ -83,6 +103,14 @@ export class QueueEventBus implements EventBus {
   settled(): Promise<void> {
     if (this.pending.size === 0) return Promise.resolve();
     return Promise.all([...this.pending]).then(() => undefined);
+  }
+
+  private send(publication: Publication, to: Recipients): void {
+    this.track(
+      to instanceof EveryoneIn
+        ? this.store.publishToRealm(to.realmId, publication, to.except)
+        : this.store.publish(publication, to),
+    );
   }
 
   /** Remembers a publication still on its way; a failed one is reported, never thrown at the action. */

@@ -117,6 +117,16 @@ export class MemoryQueueStore implements EventQueueStore {
     }
   }
 
+  publishToRealm(realmId: number, publication: Publication, exceptUserIds: number[]): void {
+    const except = new Set(exceptUserIds);
+    const hooks = sharedFinalizing(publication, this.hooks);
+    for (const queue of this.queues.values()) {
+      const { options } = queue;
+      if (options.realmId === realmId && !except.has(options.userId))
+        this.deliver(queue, publication, hooks);
+    }
+  }
+
   publishToPublicQueues(
     realmId: number,
     publication: Publication,

@@ -336,6 +336,16 @@ export interface EventQueueStore {
   /** Adds a publication to every queue of the given users that wants it. */
   publish(publication: Publication, userIds: Iterable<number>): void | Promise<void>;
   /**
+   * Adds a publication to every queue of the organization that wants it,
+   * except those of `exceptUserIds`: an event for all its members, without a
+   * list of them.
+   */
+  publishToRealm(
+    realmId: number,
+    publication: Publication,
+    exceptUserIds: number[],
+  ): void | Promise<void>;
+  /**
    * Adds a public channel's message to the organization's queues registered
    * with all_public_streams, except those of `exceptUserIds` (the recipients,
    * who get it with their own flags).

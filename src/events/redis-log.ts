@@ -17,10 +17,12 @@ import {
 export type EntryData =
   /**
    * A publication to the queues of users (`u`: in the log a JSON list, once
-   * parsed their IDs in order, outside the heap's reach, however many), or
-   * to a realm's public queues (`r`) but those of `x`.
+   * parsed their IDs in order, outside the heap's reach, however many), to
+   * every queue of a realm (`a`: an event for all its members, whatever
+   * their number), or to a realm's public queues (`r`), but those of users `x`.
    */
   | { k: 'p'; p: Publication; u: Int32Array }
+  | { k: 'p'; p: Publication; a: number; x: number[] }
   | { k: 'p'; p: Publication; r: number; x: number[] }
   /** Queues deleted or dropped: every process forgets them and answers their waiting polls. */
   | { k: 'd'; q: string[] }
@@ -82,6 +84,7 @@ export function entryReaches(entry: LogEntry, options: QueueOptions): boolean {
   const { data } = entry;
   if (data.k !== 'p') return false;
   if ('u' in data) return holds(data.u, options.userId);
+  if ('a' in data) return options.realmId === data.a && !data.x.includes(options.userId);
   return options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId);
 }
 

@@ -11,11 +11,16 @@ import type { RedisLink } from './redis';
 import { streamId } from './redis-log';
 import { runScript } from './redis-scripts';
 
-/** A publication waiting for the next round trip, and how to tell its caller it was handled. */
+/**
+ * A publication waiting for the next round trip, and how to tell its caller
+ * it was handled: to the queues of users, or to every queue of a realm
+ * (`realm`) or its all_public_streams queues (`public`) but those of the
+ * users of `except`.
+ */
 export type Pending =
   | { kind: 'users'; publication: Publication; userIds: number[]; done: () => void }
   | {
-      kind: 'public';
+      kind: 'realm' | 'public';
       publication: Publication;
       realmId: number;
       except: number[];
@@ -52,8 +57,12 @@ export class LogPublisher {
   private backlog: Undelivered[] = [];
   /** When the oldest undelivered publication first failed; 0 while none has. */
   private failingSince = 0;
-  /** Queues, and indexes of queues, that missed a publication and are to be dropped. */
-  private readonly toDrop = { queues: new Set<string>(), indexes: new Set<string>() };
+  /** Queues, organizations and indexes of queues that missed a publication, whose queues are to be dropped. */
+  private readonly toDrop = {
+    queues: new Set<string>(),
+    realms: new Set<number>(),
+    indexes: new Set<string>(),
+  };
   private retryTimer: NodeJS.Timeout | null = null;
   private seq = 0;
   private closed = false;
@@ -65,8 +74,8 @@ export class LogPublisher {
     private readonly report: PublicationReport,
     /** The event ID of the last entry this process has read (where a failed append is looked for). */
     private readonly lastRead: () => number,
-    /** Drops queues by ID and by index key; answers how many. */
-    private readonly drop: (ids: string[], indexes: string[]) => Promise<number>,
+    /** Drops queues by ID, by organization and by index key; answers how many. */
+    private readonly drop: (ids: string[], realms: number[], indexes: string[]) => Promise<number>,
   ) {}
 
   /**
@@ -96,7 +105,7 @@ export class LogPublisher {
       !this.flushQueued &&
       this.batch.length === 0 &&
       this.backlog.length === 0 &&
-      this.toDrop.queues.size + this.toDrop.indexes.size === 0
+      this.pendingDrops() === 0
     );
   }
 
@@ -121,12 +130,18 @@ export class LogPublisher {
   }
 
   /** What is left undelivered at shutdown, for the report. */
-  left(): { publications: number; queuesNotDropped: number; indexesNotDropped: number } {
+  left(): {
+    publications: number;
+    queuesNotDropped: number;
+    realmsNotDropped: number;
+    indexesNotDropped: number;
+  } {
     let publications = 0;
     for (const item of this.backlog) publications += item.batch.length;
     return {
       publications,
       queuesNotDropped: this.toDrop.queues.size,
+      realmsNotDropped: this.toDrop.realms.size,
       indexesNotDropped: this.toDrop.indexes.size,
     };
   }
@@ -199,8 +214,10 @@ export class LogPublisher {
     for (const { batch } of this.backlog) {
       this.counts.abandoned += batch.length;
       for (const p of batch) {
-        if (p.kind === 'public') this.toDrop.indexes.add(this.link.key(`rp:${p.realmId}`));
-        else for (const userId of p.userIds) this.toDrop.indexes.add(this.link.key(`u:${userId}`));
+        if (p.kind === 'users')
+          for (const userId of p.userIds) this.toDrop.indexes.add(this.link.key(`u:${userId}`));
+        else if (p.kind === 'public') this.toDrop.indexes.add(this.link.key(`rp:${p.realmId}`));
+        else this.toDrop.realms.add(p.realmId);
       }
     }
     this.backlog = [];
@@ -208,13 +225,20 @@ export class LogPublisher {
 
   /** Drops the queues that missed a publication (their next poll answers BAD_EVENT_QUEUE_ID). */
   private async dropMissed(): Promise<void> {
-    const { queues, indexes } = this.toDrop;
-    if (queues.size + indexes.size === 0) return;
-    const dropped = await this.drop([...queues], [...indexes]);
+    const { queues, realms, indexes } = this.toDrop;
+    if (this.pendingDrops() === 0) return;
+    const dropped = await this.drop([...queues], [...realms], [...indexes]);
     queues.clear();
+    realms.clear();
     indexes.clear();
     this.counts.queuesDropped += dropped;
     this.report('event queues that missed a publication dropped', { queues: dropped });
+  }
+
+  /** How many queues, organizations and indexes wait to have their queues dropped. */
+  private pendingDrops(): number {
+    const { queues, realms, indexes } = this.toDrop;
+    return queues.size + realms.size + indexes.size;
   }
 
   /** Plans another delivery attempt, unless one is planned already. */
@@ -224,7 +248,7 @@ export class LogPublisher {
       if (delayMs > 0) return;
       clearTimeout(this.retryTimer);
     }
-    if (this.backlog.length + this.toDrop.queues.size + this.toDrop.indexes.size === 0) return;
+    if (this.backlog.length + this.pendingDrops() === 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.flushes = this.flushes.then(() => this.deliver());
@@ -235,7 +259,12 @@ export class LogPublisher {
 
 /** The JSON of a publication's log entry (EntryData in redis-log.ts). */
 function entryJson(p: Pending): string {
-  return p.kind === 'users'
-    ? JSON.stringify({ k: 'p', p: p.publication, u: p.userIds })
-    : JSON.stringify({ k: 'p', p: p.publication, r: p.realmId, x: p.except });
+  switch (p.kind) {
+    case 'users':
+      return JSON.stringify({ k: 'p', p: p.publication, u: p.userIds });
+    case 'realm':
+      return JSON.stringify({ k: 'p', p: p.publication, a: p.realmId, x: p.except });
+    case 'public':
+      return JSON.stringify({ k: 'p', p: p.publication, r: p.realmId, x: p.except });
+  }
 }

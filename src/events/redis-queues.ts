@@ -110,7 +110,7 @@ export class RedisQueueStore implements EventQueueStore {
       limits,
       report,
       () => this.window.last,
-      (ids, indexes) => this.drop(ids, indexes),
+      (ids, realms, indexes) => this.drop(ids, realms, indexes),
     );
   }
 
@@ -233,7 +233,7 @@ export class RedisQueueStore implements EventQueueStore {
       const upTo = this.window.start;
       const more = await this.older.between(since, upTo);
       if (more === null) {
-        await this.drop([queueId], []);
+        await this.drop([queueId], [], []);
         return null;
       }
       older = older.concat(more);
@@ -259,6 +259,12 @@ export class RedisQueueStore implements EventQueueStore {
   publish(publication: Publication, userIds: Iterable<number>): Promise<void> {
     return new Promise((done) =>
       this.publisher.enqueue({ kind: 'users', publication, userIds: [...userIds], done }),
+    );
+  }
+
+  publishToRealm(realmId: number, publication: Publication, except: number[]): Promise<void> {
+    return new Promise((done) =>
+      this.publisher.enqueue({ kind: 'realm', publication, realmId, except, done }),
     );
   }
 
@@ -310,7 +316,7 @@ export class RedisQueueStore implements EventQueueStore {
     const ids = await this.link.command.zrange(this.link.key('seen'), 0, -1);
     let dropped = 0;
     for (let i = 0; i < ids.length; i += DROP_BATCH)
-      dropped += await this.drop(ids.slice(i, i + DROP_BATCH), []);
+      dropped += await this.drop(ids.slice(i, i + DROP_BATCH), [], []);
     return dropped;
   }
 
@@ -321,7 +327,7 @@ export class RedisQueueStore implements EventQueueStore {
         this.link.command,
         'queuesDrop',
         [this.link.key('log')],
-        [this.link.prefix, this.link.processId, now - this.limits.idleTimeoutMs, 0],
+        [this.link.prefix, this.link.processId, now - this.limits.idleTimeoutMs, 0, 0],
       ),
       runScript(
         this.link.command,
@@ -339,7 +345,10 @@ export class RedisQueueStore implements EventQueueStore {
     // Events still owed leave the mark standing, for another process to drop their queues.
     await this.marks.close();
     const left = this.publisher.left();
-    if (left.publications > 0 || left.queuesNotDropped + left.indexesNotDropped > 0)
+    if (
+      left.publications + left.queuesNotDropped + left.realmsNotDropped + left.indexesNotDropped >
+      0
+    )
       this.report('event publications lost at shutdown', left);
     await this.reader.close();
   }
@@ -559,12 +568,21 @@ export class RedisQueueStore implements EventQueueStore {
   }
 
   /** Drops queues by ID and by index key; answers how many. */
-  private async drop(ids: string[], indexes: string[]): Promise<number> {
+  private async drop(ids: string[], realms: number[], indexes: string[]): Promise<number> {
     return (await runScript(
       this.link.command,
       'queuesDrop',
       [this.link.key('log')],
-      [this.link.prefix, this.link.processId, '', ids.length, ...ids, ...indexes],
+      [
+        this.link.prefix,
+        this.link.processId,
+        '',
+        ids.length,
+        ...ids,
+        realms.length,
+        ...realms,
+        ...indexes,
+      ],
     )) as number;
   }
 }

@@ -161,12 +161,15 @@ return drop(ARGV[2], {ARGV[3]}, ARGV[4])`,
   },
   /**
    * Drops queues, so that their next poll answers BAD_EVENT_QUEUE_ID and
-   * their clients register again: those named, those of index keys (of a
-   * user's queues, or of an organization's public queues), and, given a
-   * time, those not polled since it (idle expiry, at most 1000 a call).
-   * KEYS: log. ARGV: key prefix, the dropping process, idle bound ('' for
-   * none), how many queue IDs follow, the queue IDs, then index keys.
-   * Answers how many queues were dropped.
+   * their clients register again: those named, those of organizations
+   * (every queue whose \`realm\` is one of them, looked for among all the
+   * queues: rare, after a publication to a whole organization was given up),
+   * those of index keys (of a user's queues, or of an organization's public
+   * queues), and, given a time, those not polled since it (idle expiry, at
+   * most 1000 a call). KEYS: log. ARGV: key prefix, the dropping process,
+   * idle bound ('' for none), how many queue IDs follow, the queue IDs, how
+   * many realm IDs follow, the realm IDs, then index keys. Answers how many
+   * queues were dropped.
    */
   queuesDrop: {
     keys: 1,
@@ -175,7 +178,16 @@ local prefix = ARGV[1]
 local n = tonumber(ARGV[4])
 local ids = {}
 for i = 5, 4 + n do ids[#ids + 1] = ARGV[i] end
-for i = 5 + n, #ARGV do
+local m = tonumber(ARGV[5 + n])
+if m > 0 then
+  local realms = {}
+  for i = 6 + n, 5 + n + m do realms[ARGV[i]] = true end
+  for _, id in ipairs(redis.call('ZRANGE', prefix .. 'seen', 0, -1)) do
+    local realm = redis.call('HGET', prefix .. 'q:{' .. id .. '}', 'realm')
+    if realm and realms[realm] then ids[#ids + 1] = id end
+  end
+end
+for i = 6 + n + m, #ARGV do
   for _, id in ipairs(redis.call('SMEMBERS', ARGV[i])) do ids[#ids + 1] = id end
 end
 if ARGV[3] ~= '' then

@@ -1,7 +1,7 @@
 // The polls waiting in one process of the Redis queue store, and what the
-// process knows of their queues: indexed by queue, by user and by realm (for
-// all_public_streams queues), so that each new entry of the log finds the
-// polls it answers without looking at the others.
+// process knows of their queues: indexed by queue, by user, by realm, and by
+// realm for all_public_streams queues, so that each new entry of the log finds
+// the polls it answers without looking at the others.
 import { ParkedPoll } from './parked';
 import type { QueueOptions, QueuedEvent } from './queues';
 import type { LogEntry } from './redis-log';
@@ -59,8 +59,10 @@ export class Waiter extends ParkedPoll {
 export class Waiters {
   private readonly byQueue = new Map<string, Waiter>();
   private readonly byUser = new Map<number, Set<Waiter>>();
-  /** The waiting polls of all_public_streams queues, by realm. */
+  /** The waiting polls, by realm. */
   private readonly byRealm = new Map<number, Set<Waiter>>();
+  /** The waiting polls of all_public_streams queues, by realm. */
+  private readonly publicByRealm = new Map<number, Set<Waiter>>();
 
   constructor(private readonly answer: Answer) {}
 
@@ -86,7 +88,8 @@ export class Waiters {
     this.byQueue.set(waiter.queueId, waiter);
     const { userId, realmId, allPublicStreams } = waiter.queue.options;
     addTo(this.byUser, userId, waiter);
-    if (allPublicStreams) addTo(this.byRealm, realmId, waiter);
+    addTo(this.byRealm, realmId, waiter);
+    if (allPublicStreams) addTo(this.publicByRealm, realmId, waiter);
   }
 
   /** Removes a waiting poll (answered). */
@@ -95,7 +98,8 @@ export class Waiters {
     this.byQueue.delete(waiter.queueId);
     const { userId, realmId, allPublicStreams } = waiter.queue.options;
     removeFrom(this.byUser, userId, waiter);
-    if (allPublicStreams) removeFrom(this.byRealm, realmId, waiter);
+    removeFrom(this.byRealm, realmId, waiter);
+    if (allPublicStreams) removeFrom(this.publicByRealm, realmId, waiter);
   }
 
   /** The waiting polls whose queues a publication entry is for (their options may still refuse it). */
@@ -109,7 +113,7 @@ export class Waiters {
       }
       return;
     }
-    const waiting = this.byRealm.get(data.r);
+    const waiting = 'a' in data ? this.byRealm.get(data.a) : this.publicByRealm.get(data.r);
     if (!waiting) return;
     const except = new Set(data.x);
     for (const waiter of [...waiting]) if (!except.has(waiter.queue.options.userId)) yield waiter;

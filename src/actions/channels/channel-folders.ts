@@ -11,8 +11,8 @@ import {
 } from '../../lib/channels/channel-folders';
 import { render } from '../../lib/markdown/render-context';
 import { requireAdministrator } from '../../lib/realm/admin';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 // Two requests racing to create the same name: the loser is refused like a plain duplicate.
 function duplicateOnRace(name: string) {
@@ -46,7 +46,7 @@ export async function doCreateChannelFolder(
         where: { id: created.id },
         data: { order: created.id },
       });
-      const everyone = await activeUserIds(tx, realm.id);
+      const everyone = new EveryoneIn(realm.id);
       onCommit(() =>
         services.bus.publish(
           { type: 'channel_folder', op: 'add', channel_folder: presentChannelFolder(folder) },
@@ -112,7 +112,7 @@ export async function doUpdateChannelFolder(
         updates.push({ is_archived: change.isArchived });
       }
       if (updates.length === 0) return;
-      const everyone = await activeUserIds(tx, realm.id);
+      const everyone = new EveryoneIn(realm.id);
       onCommit(() => {
         for (const data of updates)
           services.bus.publish(
@@ -144,7 +144,7 @@ export async function doReorderChannelFolders(
     if (folders.some((f) => !position.has(f.id))) throw badRequest('Invalid order mapping.');
     for (const f of folders)
       await tx.channelFolder.update({ where: { id: f.id }, data: { order: position.get(f.id)! } });
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     onCommit(() =>
       services.bus.publish({ type: 'channel_folder', op: 'reorder', order }, everyone),
     );

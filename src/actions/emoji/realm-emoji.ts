@@ -11,9 +11,9 @@ import {
   realmEmojiMap,
   removableRealmEmoji,
 } from '../../lib/emoji/realm-emoji';
-import { activeUserIds } from '../../lib/users/user-events';
 import { contentTypeOf, type UploadedFile } from '../../lib/uploads/uploads';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const alreadyExists = () => new ApiError('A custom emoji with this name already exists.');
 
@@ -55,7 +55,7 @@ export async function doAddRealmEmoji(
         data: { realmId: realm.id, name, authorId: author.id, fileName },
       });
       const emoji = await realmEmojiMap(tx, realm.id);
-      const everyone = await activeUserIds(tx, realm.id);
+      const everyone = new EveryoneIn(realm.id);
       onCommit(() =>
         services.bus.publish({ type: 'realm_emoji', op: 'update', realm_emoji: emoji }, everyone),
       );
@@ -81,7 +81,7 @@ export async function doRemoveRealmEmoji(
     const emoji = await removableRealmEmoji(tx, user, name);
     await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });
     const map = await realmEmojiMap(tx, realm.id);
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     onCommit(() =>
       services.bus.publish({ type: 'realm_emoji', op: 'update', realm_emoji: map }, everyone),
     );

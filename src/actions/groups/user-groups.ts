@@ -16,7 +16,6 @@ import {
 } from '../../lib/groups/group-settings';
 import { resolveGroupSettingValue } from './group-settings';
 import { userHoldsRealmPermission } from '../../lib/groups/permissions';
-import { activeUserIds } from '../../lib/users/user-events';
 import {
   accessUserGroupForUpdate,
   deactivationObjections,
@@ -26,6 +25,7 @@ import {
 } from '../../lib/groups/user-groups';
 import type { EventOf } from '../../events/queues';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const reservedPrefixes = ['@', 'role:', 'user:', 'stream:', 'channel:'];
 
@@ -154,7 +154,7 @@ export async function doCreateUserGroup(
       data: subgroups.map((s) => ({ supergroupId: group.id, subgroupId: s.id })),
     });
     const presented = await presentUserGroup(tx, realm.id, group.id);
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     onCommit(() =>
       services.bus.publish({ type: 'user_group', op: 'add', group: presented }, everyone),
     );
@@ -224,7 +224,7 @@ export async function doUpdateUserGroup(
       group = await tx.userGroup.update({ where: { id: group.id }, data: { [column]: id } });
       data[setting] = await readGroupSettingValue(tx, id);
     }
-    const everyone = await activeUserIds(tx, group.realmId);
+    const everyone = new EveryoneIn(group.realmId);
     const presented = await presentUserGroup(tx, group.realmId, group.id);
     const deactivated = group.deactivated;
     onCommit(() => {
@@ -263,7 +263,7 @@ export async function doDeactivateUserGroup(
         { objections },
       );
     await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } });
-    const everyone = await activeUserIds(tx, group.realmId);
+    const everyone = new EveryoneIn(group.realmId);
     onCommit(() =>
       publishGroupEvent(
         services.bus,
@@ -322,7 +322,7 @@ export async function doUpdateUserGroupMembers(
     if (addSubgroups.length) steps.push(await addGroupSubgroups(tx, actor, groupId, addSubgroups));
     if (deleteSubgroups.length)
       steps.push(await removeGroupSubgroups(tx, actor, groupId, deleteSubgroups));
-    const everyone = await activeUserIds(tx, actor.realmId);
+    const everyone = new EveryoneIn(actor.realmId);
     const deactivated = steps[steps.length - 1].group.deactivated;
     onCommit(() => {
       for (const { event } of steps)

@@ -13,10 +13,10 @@ import {
   isValidEmail,
   storedIds,
 } from '../../lib/invites/invites';
-import { activeUserIds } from '../../lib/users/user-events';
 import { hashPassword } from '../../lib/users/secrets';
 import type { Services } from '../../services';
 import { checkFullName, ensureWelcomeBot, insertUser } from '../users/users';
+import { EveryoneIn } from '../../events/bus';
 
 /** Shortest password the join page accepts. */
 export const MIN_PASSWORD_LENGTH = 6;
@@ -110,7 +110,7 @@ export async function doJoinWithInvite(
       await tx.userGroupMember.createMany({
         data: groups.map((g) => ({ groupId: g.id, userId: user.id })),
       });
-      const everyone = await activeUserIds(tx, realm.id);
+      const everyone = new EveryoneIn(realm.id);
       onCommit(() => {
         for (const group of groups)
           publishGroupEvent(

@@ -7,8 +7,8 @@ import { refuseDuplicate, type Db } from '../../db/client';
 import { ApiError } from '../../errors';
 import { requireAdministrator } from '../../lib/realm/admin';
 import { checkLinkifier, LINKIFIER_CAPABILITY, listLinkifiers } from '../../lib/realm/linkifiers';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const notFound = () => new ApiError('Linkifier not found.');
 
@@ -27,7 +27,7 @@ async function announce(
   onCommit: (callback: () => void) => void,
 ): Promise<void> {
   const linkifiers = await listLinkifiers(tx, realmId);
-  const everyone = await activeUserIds(tx, realmId);
+  const everyone = new EveryoneIn(realmId);
   // Clients that cannot read URL templates get no event at all.
   onCommit(() =>
     services.bus.publish({ type: 'realm_linkifiers', realm_linkifiers: linkifiers }, everyone, {

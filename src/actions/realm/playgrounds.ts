@@ -10,8 +10,8 @@ import {
   checkRequestedLanguage,
   listPlaygrounds,
 } from '../../lib/realm/playgrounds';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const clashMessage = 'Realm playground with this Realm, Pygments language and Name already exists.';
 
@@ -28,7 +28,7 @@ async function announce(
   onCommit: (callback: () => void) => void,
 ): Promise<void> {
   const playgrounds = await listPlaygrounds(tx, realmId);
-  const everyone = await activeUserIds(tx, realmId);
+  const everyone = new EveryoneIn(realmId);
   onCommit(() =>
     services.bus.publish({ type: 'realm_playgrounds', realm_playgrounds: playgrounds }, everyone),
   );

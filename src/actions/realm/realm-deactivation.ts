@@ -12,8 +12,8 @@ import { deactivationMail } from '../../lib/realm/deactivation-mail';
 import { sendOrLog } from '../../lib/mail/mailer';
 import { delegateOf } from '../../lib/export/delegates';
 import { deletionTables, realmFileKeys, type RealmDeletion } from '../../lib/export/realm-deletion';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -42,7 +42,7 @@ export async function doDeactivateRealm(
       where: { id: actor.realmId },
       data: { deactivated: true, scheduledDeletionDate },
     });
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     const owners = await tx.user.findMany({
       where: { realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false },
       select: { email: true },

@@ -7,8 +7,8 @@ import { ApiError } from '../../errors';
 import type { EventBody } from '../../events/queues';
 import { requireOwner } from '../../lib/realm/admin';
 import { checkDomain } from '../../lib/realm/domains';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 const alreadyThere = (domain: string) =>
   new ApiError(`The domain ${domain} is already a part of your organization.`);
@@ -31,7 +31,7 @@ export async function doAddRealmDomain(
         const row = await tx.realmDomain.create({
           data: { realmId: actor.realmId, domain, allowSubdomains: input.allowSubdomains },
         });
-        const everyone = await activeUserIds(tx, actor.realmId);
+        const everyone = new EveryoneIn(actor.realmId);
         const event: EventBody = {
           type: 'realm_domains',
           op: 'add',
@@ -57,7 +57,7 @@ export async function doChangeRealmDomain(
     const row = await tx.realmDomain.findFirst({ where: { realmId: actor.realmId, domain } });
     if (!row) throw notFound(domain);
     await tx.realmDomain.update({ where: { id: row.id }, data: { allowSubdomains } });
-    const everyone = await activeUserIds(tx, actor.realmId);
+    const everyone = new EveryoneIn(actor.realmId);
     const event: EventBody = {
       type: 'realm_domains',
       op: 'change',
@@ -78,7 +78,7 @@ export async function doRemoveRealmDomain(
     const row = await tx.realmDomain.findFirst({ where: { realmId: actor.realmId, domain } });
     if (!row) throw notFound(domain);
     await tx.realmDomain.delete({ where: { id: row.id } });
-    const everyone = await activeUserIds(tx, actor.realmId);
+    const everyone = new EveryoneIn(actor.realmId);
     onCommit(() => services.bus.publish({ type: 'realm_domains', op: 'remove', domain }, everyone));
   });
 }

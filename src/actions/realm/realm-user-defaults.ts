@@ -5,7 +5,6 @@ import type { User } from '../../../generated/prisma/sqlite/client';
 import type { EventBody } from '../../events/queues';
 import { requireAdministrator } from '../../lib/realm/admin';
 import { checkSettingValues } from '../../lib/users/settings-choices';
-import { activeUserIds } from '../../lib/users/user-events';
 import {
   realmSettingOverrides,
   userSettingSpecs,
@@ -13,6 +12,7 @@ import {
   type UserSettingValue,
 } from '../../lib/users/user-settings';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 /** An administrator sets defaults; a value equal to the current default changes nothing. */
 export async function doUpdateRealmUserSettingsDefaults(
@@ -40,7 +40,7 @@ export async function doUpdateRealmUserSettingsDefaults(
       where: { id: realm.id },
       data: { userSettingsDefaults: JSON.stringify(overrides) },
     });
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     onCommit(() => {
       services.auth.forgetRealm(realm.id);
       for (const event of changed) services.bus.publish(event, everyone);

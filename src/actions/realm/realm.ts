@@ -15,8 +15,9 @@ import {
 } from '../../lib/groups/group-settings';
 import { resolveGroupSettingValue } from '../groups/group-settings';
 import { editHistoryPolicies } from '../../lib/realm/realm';
-import { activeUserIds, pastWaitingPeriod } from '../../lib/users/user-events';
+import { pastWaitingPeriod } from '../../lib/users/user-events';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 /** A realm group setting's API name. */
 export type RealmGroupSettingName = keyof typeof realmGroupSettings;
@@ -166,7 +167,7 @@ export async function doUpdateRealm(
     }
     const fullMembers =
       'waiting_period_threshold' in change.plain ? await syncFullMembers(tx, realm) : null;
-    const everyone = await activeUserIds(tx, realm.id);
+    const everyone = new EveryoneIn(realm.id);
     onCommit(() => {
       services.auth.forgetRealm(realm.id);
       for (const data of updates) {

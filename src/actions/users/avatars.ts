@@ -8,10 +8,10 @@ import type { User } from '../../../generated/prisma/sqlite/client';
 import type { Db, OnCommit } from '../../db/client';
 import { avatarImageKey, makeAvatarImages, newAvatarHash } from '../../lib/users/avatars';
 import { botAudience } from '../../lib/users/bots';
-import { activeUserIds } from '../../lib/users/user-events';
 import { avatarUrl, avatarUrlMedium } from '../../lib/users/users';
 import { contentTypeOf, type UploadedFile } from '../../lib/uploads/uploads';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 /** The store keys of both images of an upload. */
 const imageKeys = (realmId: number, hash: string) => [
@@ -81,7 +81,7 @@ async function announceAvatar(
   services: Services,
   user: User,
 ): Promise<void> {
-  const everyone = await activeUserIds(tx, user.realmId);
+  const everyone = new EveryoneIn(user.realmId);
   const audience = user.isBot ? await botAudience(tx, user) : [];
   // As in Zulip, the address is sent whole even to clients that compute
   // gravatars themselves: they need no email to show it.

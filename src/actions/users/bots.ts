@@ -22,10 +22,10 @@ import {
   refuseGuests,
 } from '../../lib/users/bots';
 import { generateApiKey } from '../../lib/users/secrets';
-import { activeUserIds } from '../../lib/users/user-events';
 import { realmHost } from '../../lib/users/users';
 import type { Services } from '../../services';
 import { checkFullName, insertUser, replaceApiKey } from './users';
+import { EveryoneIn } from '../../events/bus';
 
 /** The changed fields of a user, as a realm_user update event carries them. */
 type PersonChange = EventOf<'realm_user', 'update'>['person'];
@@ -298,7 +298,7 @@ export async function doUpdateBot(
     if (data.role !== undefined) person.role = bot.role;
     if (data.botOwnerId !== undefined) person.bot_owner_id = bot.botOwnerId;
     if (Object.keys(person).length > 1) {
-      const everyone = await activeUserIds(tx, realm.id);
+      const everyone = new EveryoneIn(realm.id);
       onCommit(() => {
         services.auth.forgetUser(bot.id);
         services.bus.publish({ type: 'realm_user', op: 'update', person }, everyone);

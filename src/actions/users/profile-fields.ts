@@ -15,9 +15,9 @@ import {
   MAX_SUMMARY_FIELDS,
   renderProfileValue,
 } from '../../lib/users/profile-fields';
-import { activeUserIds } from '../../lib/users/user-events';
 import type { EventOf } from '../../events/queues';
 import type { Services } from '../../services';
+import { EveryoneIn } from '../../events/bus';
 
 /** One requested change of a user's value: an empty value removes it. */
 export interface ProfileDataChange {
@@ -206,7 +206,7 @@ export async function doCreateCustomProfileField(
       },
     });
     const fields = await listCustomProfileFields(tx, realmId);
-    const everyone = await activeUserIds(tx, realmId);
+    const everyone = new EveryoneIn(realmId);
     onCommit(() => services.bus.publish({ type: 'custom_profile_fields', fields }, everyone));
     return field.id;
   });
@@ -220,7 +220,7 @@ async function announceFields(
   onCommit: (callback: () => void) => void,
 ): Promise<void> {
   const fields = await listCustomProfileFields(tx, realmId);
-  const everyone = await activeUserIds(tx, realmId);
+  const everyone = new EveryoneIn(realmId);
   onCommit(() => services.bus.publish({ type: 'custom_profile_fields', fields }, everyone));
 }
 
@@ -312,7 +312,7 @@ export async function doUpdateCustomProfileField(
       });
       if (cleared.length === 0) return;
       await tx.customProfileFieldValue.deleteMany({ where: removed });
-      const everyone = await activeUserIds(tx, realmId);
+      const everyone = new EveryoneIn(realmId);
       onCommit(() => {
         for (const { userId } of cleared)
           services.bus.publish(

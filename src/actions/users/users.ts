@@ -17,7 +17,6 @@ import {
 } from '../../lib/users/user-access';
 import { newUserSettingColumns } from '../../lib/users/user-settings';
 import {
-  activeUserIds,
   anonymousSettingEvents,
   pastWaitingPeriod,
   systemGroupsFor,
@@ -29,6 +28,7 @@ import {
   realmHost,
   EmailVisibility,
 } from '../../lib/users/users';
+import { EveryoneIn } from '../../events/bus';
 import type { EventBody } from '../../events/queues';
 import type { Services } from '../../services';
 import { applyProfileData, type ProfileDataChange } from './profile-fields';
@@ -105,23 +105,26 @@ async function announceNewUser(
   const host = realmHost(realm, services.config.externalUrl);
   onCommit(() => {
     // The person differs between viewers only in whether it shows the
-    // delivery email: one event for those who see it, one for the rest,
-    // whatever the size of the organization.
+    // delivery email: one event for those who see it, one for the rest. The
+    // smaller audience is listed; the larger is everyone in the organization
+    // but the others, so that the event's size does not grow with it.
     const { seeing, others } = byDeliveryEmailAccess(
       everyone.filter((viewer) => !hiddenFrom.has(viewer.id)),
       user,
     );
-    for (const audience of [seeing, others]) {
-      if (audience.length === 0) continue;
-      const person = presentUser(user, audience[0], host, {
-        clientGravatar: false,
-        profileData: new Map(),
-      });
+    const [few, many] = seeing.length <= others.length ? [seeing, others] : [others, seeing];
+    const personFor = (viewer: (typeof everyone)[number]) =>
+      presentUser(user, viewer, host, { clientGravatar: false, profileData: new Map() });
+    if (few.length > 0)
       services.bus.publish(
-        { type: 'realm_user', op: 'add', person },
-        audience.map((viewer) => viewer.id),
+        { type: 'realm_user', op: 'add', person: personFor(few[0]) },
+        few.map((viewer) => viewer.id),
       );
-    }
+    if (many.length > 0)
+      services.bus.publish(
+        { type: 'realm_user', op: 'add', person: personFor(many[0]) },
+        new EveryoneIn(realm.id, [...few.map((viewer) => viewer.id), ...hiddenFrom]),
+      );
     if (hiddenFrom.size > 0)
       services.bus.publishLegacy(
         { type: 'realm_user', op: 'add', person: unknownUser(user.id, host) },
@@ -131,7 +134,7 @@ async function announceNewUser(
     for (const group of groups)
       services.bus.publish(
         { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: [user.id] },
-        everyone.map((u) => u.id),
+        new EveryoneIn(realm.id),
       );
   });
 }
@@ -512,7 +515,7 @@ export async function doUpdateUser(
     if (change.newEmail !== undefined && change.newEmail.toLowerCase() !== user.emailLower)
       events.push(...(await changeEmail(tx, user, change.newEmail, viewers)));
     const all = [...canSee];
-    const realmWide = await activeUserIds(tx, realm.id);
+    const realmWide = new EveryoneIn(realm.id);
     onCommit(() => {
       services.auth.forgetUser(user.id);
       for (const { event, to } of events)
@@ -581,7 +584,6 @@ export async function doDeactivateUser(
     });
     const ids = [...bots.map((b) => b.id), user.id];
     await tx.user.updateMany({ where: { id: { in: ids } }, data: { isActive: false } });
-    const remaining = await activeUserIds(tx, user.realmId);
     // Those a restricted organization hides the user from do not hear of it.
     const hiddenFrom = new Set(user.isBot ? [] : await userIdsWhoCannotAccess(tx, user));
     // Bots' owners and the administrators also hear it in `realm_bot` events.
@@ -605,7 +607,7 @@ export async function doDeactivateUser(
         services.auth.forgetUser(id);
         services.bus.publish(
           { type: 'realm_user', op: 'update', person: { user_id: id, is_active: false } },
-          id === user.id ? remaining.filter((r) => !hiddenFrom.has(r)) : remaining,
+          new EveryoneIn(user.realmId, id === user.id ? hiddenFrom : []),
         );
       }
     });
@@ -617,7 +619,7 @@ export async function doReactivateUser(services: Services, target: User): Promis
   if (target.isActive) throw new ApiError('User is already active.');
   await services.db.write(async (tx, onCommit) => {
     await tx.user.update({ where: { id: target.id }, data: { isActive: true } });
-    const everyone = await activeUserIds(tx, target.realmId);
+    const everyone = new EveryoneIn(target.realmId);
     const canSee = await userIdsWhoCanAccess(tx, target);
     const direct = await tx.userGroupMember.findMany({
       where: { userId: target.id },

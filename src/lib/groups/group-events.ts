@@ -2,7 +2,7 @@
 // registered with the `include_deactivated_groups` capability see deactivated
 // groups and get every event; the others see a deactivation as `remove`, a
 // reactivation as `add`, and nothing about groups while they are deactivated.
-import type { EventBus } from '../../events/bus';
+import type { EventBus, Recipients } from '../../events/bus';
 import type { EventBody, EventOf } from '../../events/queues';
 
 /** What the deliverer needs to know about the group an event concerns. */
@@ -27,17 +27,17 @@ function forLegacyClient(
 }
 
 /**
- * Publishes a user_group event about one group to `userIds`: clients with the
+ * Publishes a user_group event about one group to `to`: clients with the
  * `include_deactivated_groups` capability get it as it is, the others the
  * form they understand (or nothing).
  */
 export function publishGroupEvent(
   bus: EventBus,
-  userIds: number[],
+  to: Recipients,
   event: EventOf<'user_group'>,
   context: GroupEventContext,
 ): void {
-  bus.publish(event, userIds, {
+  bus.publish(event, to, {
     capability: 'include_deactivated_groups',
     event: forLegacyClient(event, context),
   });

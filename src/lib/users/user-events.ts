@@ -1,6 +1,6 @@
-// Reads the actions of the users and groups area need for their events: who
-// hears about a change, which system groups a role belongs to, and the
-// anonymous group settings a user is a direct member of.
+// Reads the actions of the users and groups area need for their events:
+// which system groups a role belongs to, and the anonymous group settings a
+// user is a direct member of.
 import type { Db } from '../../db/client';
 import type { EventBody } from '../../events/queues';
 import { Role, SystemGroup, type SystemGroupName } from '../constants';
@@ -11,16 +11,6 @@ import {
 } from '../groups/group-settings';
 import { groupSettingColumns } from '../groups/user-groups';
 import { apiEmail, canSeeDeliveryEmail, realmHost } from './users';
-
-/** The IDs of the realm's active users: who hears about changes to users and groups. */
-export async function activeUserIds(db: Db, realmId: number): Promise<number[]> {
-  const users = await db.user.findMany({
-    where: { realmId, isActive: true },
-    select: { id: true },
-    orderBy: { id: 'asc' },
-  });
-  return users.map((u) => u.id);
-}
 
 /**
  * The system groups a user of `role` belongs to directly. Members belong to
