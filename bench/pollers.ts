@@ -1,7 +1,7 @@
 // A process of its own that keeps a long-poll waiting on each given event
-// queue, re-polling as soon as an answer arrives (or, with `stream`, follows
-// each queue with one GET /events/stream), until it gets SIGTERM; then
-// it prints one JSON line: how many message events it received, and for each
+// queue, re-polling as soon as an answer arrives (a second after an error
+// answer; or, with `stream`, follows each queue with one GET
+// /events/stream), until it gets SIGTERM; then it prints one JSON line: how many message events it received, and for each
 // message ID how many polls received it and when the last one did. The
 // benchmarks run it beside the load generator, so that neither starves the
 // other.
@@ -26,7 +26,10 @@ function get(
   port: number,
   poll: Poll,
   lastEventId: number,
-): Promise<{ events?: { id: number; type: string; message?: { id: number } }[] } | null> {
+): Promise<{
+  result?: string;
+  events?: { id: number; type: string; message?: { id: number } }[];
+} | null> {
   const auth = `Basic ${Buffer.from(`${poll.email}:${poll.apiKey}`).toString('base64')}`;
   return new Promise((resolve) => {
     const req = request(
@@ -57,11 +60,18 @@ function get(
   });
 }
 
+/**
+ * Polls one queue again and again: 100 ms after a failed request, and, as
+ * Zulip's clients do, a second after an error answer (a queue dropped, a
+ * server refusing), so that a queue gone does not turn into a stream of
+ * requests that starves the server the trial measures.
+ */
 async function loop(agent: Agent, port: number, poll: Poll): Promise<void> {
   let last = -1;
   while (running) {
     const res = await get(agent, port, poll, last);
-    if (!res) await new Promise((resolve) => setTimeout(resolve, 100));
+    const pause = !res ? 100 : res.result === 'success' ? 0 : 1000;
+    if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
     for (const event of res?.events ?? []) last = Math.max(last, event.id);
   }
 }
