@@ -2,6 +2,7 @@
 // without REDIS_URL. Publishing is synchronous, and a waiting poll is parked
 // on its queue (parked.ts).
 import { randomUUID } from 'node:crypto';
+import { addTo, removeFrom } from './indexes';
 import { HeartbeatList, ParkedPoll, type PollAnswer } from './parked';
 import {
   eventForQueue,
@@ -76,6 +77,7 @@ class MemoryPoll extends ParkedPoll {
 export class MemoryQueueStore implements EventQueueStore {
   private queues = new Map<string, MemoryQueue>();
   private byUser = new Map<number, Set<MemoryQueue>>();
+  private byRealm = new Map<number, Set<MemoryQueue>>();
   private sweeper: NodeJS.Timeout;
   private pendingWakes = new Set<MemoryQueue>();
   /** The waiting polls, for their heartbeats. */
@@ -96,9 +98,8 @@ export class MemoryQueueStore implements EventQueueStore {
   async create(options: QueueOptions): Promise<NewQueue> {
     const queue = new MemoryQueue(options);
     this.queues.set(queue.id, queue);
-    let mine = this.byUser.get(options.userId);
-    if (!mine) this.byUser.set(options.userId, (mine = new Set()));
-    mine.add(queue);
+    addTo(this.byUser, options.userId, queue);
+    addTo(this.byRealm, options.realmId, queue);
     return { id: queue.id, lastEventId: queue.lastEventId };
   }
 
@@ -120,11 +121,8 @@ export class MemoryQueueStore implements EventQueueStore {
   publishToRealm(realmId: number, publication: Publication, exceptUserIds: number[]): void {
     const except = new Set(exceptUserIds);
     const hooks = sharedFinalizing(publication, this.hooks);
-    for (const queue of this.queues.values()) {
-      const { options } = queue;
-      if (options.realmId === realmId && !except.has(options.userId))
-        this.deliver(queue, publication, hooks);
-    }
+    for (const queue of this.byRealm.get(realmId) ?? [])
+      if (!except.has(queue.options.userId)) this.deliver(queue, publication, hooks);
   }
 
   publishToPublicQueues(
@@ -134,9 +132,9 @@ export class MemoryQueueStore implements EventQueueStore {
   ): void {
     const except = new Set(exceptUserIds);
     const hooks = sharedFinalizing(publication, this.hooks);
-    for (const queue of this.queues.values()) {
+    for (const queue of this.byRealm.get(realmId) ?? []) {
       const { options } = queue;
-      if (options.realmId === realmId && options.allPublicStreams && !except.has(options.userId))
+      if (options.allPublicStreams && !except.has(options.userId))
         this.deliver(queue, publication, hooks);
     }
   }
@@ -210,9 +208,8 @@ export class MemoryQueueStore implements EventQueueStore {
   /** Removes a queue, answering its waiting poll with nothing. */
   private remove(queue: MemoryQueue): void {
     this.queues.delete(queue.id);
-    const mine = this.byUser.get(queue.options.userId);
-    mine?.delete(queue);
-    if (mine?.size === 0) this.byUser.delete(queue.options.userId);
+    removeFrom(this.byUser, queue.options.userId, queue);
+    removeFrom(this.byRealm, queue.options.realmId, queue);
     this.wake(queue, 'ended');
   }
 

@@ -2,6 +2,7 @@
 // process knows of their queues: indexed by queue, by user, by realm, and by
 // realm for all_public_streams queues, so that each new entry of the log finds
 // the polls it answers without looking at the others.
+import { addTo, removeFrom } from './indexes';
 import { ParkedPoll } from './parked';
 import type { QueueOptions, QueuedEvent } from './queues';
 import type { LogEntry } from './redis-log';
@@ -123,17 +124,4 @@ export class Waiters {
   endAll(): void {
     for (const waiter of [...this.byQueue.values()]) this.answer(waiter, [], true);
   }
-}
-
-function addTo<K>(map: Map<K, Set<Waiter>>, key: K, waiter: Waiter): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(waiter);
-}
-
-function removeFrom<K>(map: Map<K, Set<Waiter>>, key: K, waiter: Waiter): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(waiter);
-  if (set.size === 0) map.delete(key);
 }
