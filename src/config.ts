@@ -56,6 +56,8 @@ export interface Config {
   publishRetrySeconds: number;
   /** Seconds a process sharing Redis may go without renewing its liveness before the others take it for dead. */
   processLivenessSeconds: number;
+  /** Seconds the main thread of such a process may be stuck before its liveness is let lapse (a thread of its own renews it meanwhile). */
+  processHangSeconds: number;
   /** Bytes an event stream may have written and its client not yet taken before it is dropped as too slow. */
   eventStreamMaxUnsentBytes: number;
   /** Authenticated requests allowed per user per window. */
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueMaxEvents: integer(env, 'EVENT_QUEUE_MAX_EVENTS', 10000, 1),
     publishRetrySeconds: number(env, 'EVENT_PUBLISH_RETRY_SECONDS', 30),
     processLivenessSeconds: number(env, 'EVENT_PROCESS_LIVENESS_SECONDS', 15),
+    processHangSeconds: number(env, 'EVENT_PROCESS_HANG_SECONDS', 60),
     eventStreamMaxUnsentBytes: integer(env, 'EVENT_STREAM_MAX_UNSENT_BYTES', 1 << 20, 1),
     rateLimitUserRequests: integer(env, 'RATE_LIMIT_USER_REQUESTS', 200, 1),
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),

@@ -78,6 +78,7 @@ export async function createServices(
     maxEvents: config.queueMaxEvents,
     publishRetryMs: config.publishRetrySeconds * 1000,
     livenessMs: config.processLivenessSeconds * 1000,
+    hangMs: config.processHangSeconds * 1000,
   };
   const { redis, redisQueues } = config.redisUrl
     ? await openRedis(config.redisUrl, config.redisKeyPrefix, limits, log)

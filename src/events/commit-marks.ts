@@ -11,12 +11,17 @@
 // liveness key is gone are claimed (one process claims each), and every event
 // queue is dropped, so that their next poll answers BAD_EVENT_QUEUE_ID and
 // their clients register again. The mark is per process, not per
-// organization: a write does not say which organization it is for.
+// organization: a write does not say which organization it is for. A thread
+// of its own extends the liveness key while the main thread is too busy to
+// (liveness-thread.ts), up to the hang limit.
+import { LivenessThread } from './liveness-thread';
 import type { RedisLink } from './redis';
 import { runScript } from './redis-scripts';
 
 /** How long a liveness key outlives its last renewal, unless configured. */
 export const DEFAULT_LIVENESS_MS = 15_000;
+/** How long the main thread may show no sign of life before its liveness key is let expire, unless configured. */
+export const DEFAULT_HANG_MS = 60_000;
 /** The pause between two renewals of the liveness key. */
 const RENEW_MS = 1000;
 /** The pause between two sweeps for the marks of dead processes. */
@@ -57,6 +62,7 @@ export class CommitMarks {
   private readonly timers: NodeJS.Timeout[] = [];
   private clearTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private keeper: LivenessThread | null = null;
 
   constructor(
     private readonly link: RedisLink,
@@ -68,11 +74,24 @@ export class CommitMarks {
      * taken for dead.
      */
     private readonly livenessMs = DEFAULT_LIVENESS_MS,
+    /**
+     * How long the main thread may go without renewing before the liveness
+     * thread stops extending the key for it (a process stuck that long is
+     * taken for dead, livenessMs later).
+     */
+    private readonly hangMs = DEFAULT_HANG_MS,
   ) {}
 
   /** Sets the liveness key and starts renewing it and sweeping. */
   async start(): Promise<void> {
     await this.renew();
+    this.keeper = new LivenessThread({
+      url: this.link.url,
+      key: this.livenessKey,
+      livenessMs: this.livenessMs,
+      hangMs: this.hangMs,
+      everyMs: RENEW_MS,
+    });
     const every = (ms: number, task: () => Promise<void>) => {
       const timer = setInterval(() => void task(), ms);
       timer.unref();
@@ -112,6 +131,7 @@ export class CommitMarks {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     if (this.clearTimer) clearTimeout(this.clearTimer);
+    await this.keeper?.stop();
     const owing = this.inFlight > 0 || !this.store.idle();
     await this.send(0, owing ? '' : '0').catch(() => undefined);
   }
@@ -130,6 +150,7 @@ export class CommitMarks {
   /** Renews the liveness key, and the mark while it is needed (setting it again if a sweep took it). */
   private async renew(): Promise<void> {
     if (this.closed) return;
+    this.keeper?.alive();
     const sentAt = Date.now();
     const clears = this.clears;
     const keep = this.marked || this.inFlight > 0 || !this.store.idle();
@@ -197,11 +218,15 @@ export class CommitMarks {
     }
   }
 
+  private get livenessKey(): string {
+    return this.link.key(`proc:${this.link.processId}`);
+  }
+
   private send(livenessMs: number, mark: '1' | '0' | ''): Promise<unknown> {
     return runScript(
       this.link.command,
       'processMark',
-      [this.link.key(`proc:${this.link.processId}`), this.link.key('marks')],
+      [this.livenessKey, this.link.key('marks')],
       [this.link.processId, livenessMs, mark],
     );
   }

@@ -252,6 +252,12 @@ export interface QueueLimits {
    * commit-marks.ts). Unused by the memory store.
    */
   livenessMs?: number;
+  /**
+   * How long the main thread of such a process may show no sign of life
+   * before its liveness is let lapse (see liveness-thread.ts). Unused by the
+   * memory store.
+   */
+  hangMs?: number;
 }
 
 /** The size of a queue store, for metrics. */

@@ -99,7 +99,7 @@ export class RedisQueueStore implements EventQueueStore {
     private readonly window: LogWindow,
   ) {
     this.refreshMs = Math.min(limits.idleTimeoutMs / 4, 30_000);
-    this.marks = new CommitMarks(link, this, report, limits.livenessMs);
+    this.marks = new CommitMarks(link, this, report, limits.livenessMs, limits.hangMs);
     this.older = new OlderEntries(link.command, link.key('log'), link.key('trimmed'));
     this.waiters = new Waiters((waiter, events, ended) => this.answer(waiter, events, ended));
     this.heartbeats = new HeartbeatList(limits.heartbeatMs, (poll) =>

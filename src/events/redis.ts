@@ -28,7 +28,8 @@ export class RedisLink {
   private readonly options: RedisOptions;
 
   private constructor(
-    private readonly url: string,
+    /** Where Redis is, for the connections of other threads. */
+    readonly url: string,
     /** Put before every key and channel name, so that deployments (and test runs) sharing a Redis never meet. */
     readonly prefix: string,
     onError: (error: Error) => void,

@@ -19,6 +19,10 @@ export class ChildServer extends ApiClient {
   constructor(
     url: string,
     private readonly child: ChildProcess,
+    /** Its name in Redis (its liveness key is `proc:<name>`), when it shares one. */
+    readonly processId: string | undefined,
+    /** The JSON lines it printed on stdout, as they come. */
+    readonly lines: Record<string, unknown>[],
   ) {
     super(url);
     this.exited = new Promise((done) =>
@@ -85,19 +89,20 @@ export class TestCluster {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
-    const url = await new Promise<string>((done, fail) => {
-      const lines = createInterface({ input: child.stdout! });
-      lines.on('line', (line) => {
+    const printed: Record<string, unknown>[] = [];
+    const started = await new Promise<{ listening: string; process?: string }>((done, fail) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
         try {
-          const parsed = JSON.parse(line) as { listening?: string };
-          if (parsed.listening) done(parsed.listening);
+          const parsed = JSON.parse(line) as { listening?: string; process?: string };
+          printed.push(parsed);
+          if (parsed.listening) done(parsed as { listening: string; process?: string });
         } catch {
-          // a log line
+          // not JSON
         }
       });
       child.once('exit', (code) => fail(new Error(`child server exited with ${code}`)));
     });
-    const server = new ChildServer(url, child);
+    const server = new ChildServer(started.listening, child, started.process, printed);
     this.children.push(server);
     return server;
   }
