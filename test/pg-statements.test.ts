@@ -5,7 +5,7 @@
 // transaction's connection even while others begin; and each connection's
 // statements must be reused and evicted. Skipped on SQLite
 // (sqlite-statements.test.ts covers its statements).
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { Prisma } from '../generated/prisma/sqlite/client';
 import { executeRows, queryRows } from '../src/db/client';
 import { PgStatements } from '../src/db/pg-statements';
@@ -69,6 +69,43 @@ describeOnPostgres('through the server', () => {
       ),
     );
     for (const [direct, prisma] of pairs) expect(direct).toBe(prisma);
+  });
+
+  test("a transaction's queries asked side by side, Prisma's and these, reach its connection one at a time", async () => {
+    // Counts the queries sent to a connection while another runs on it (pg
+    // queues them, warns of it, and pg 9 refuses it).
+    const query = Client.prototype.query;
+    const running = new Map<Client, number>();
+    let overlapped = 0;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const now = running.get(this) ?? 0;
+      if (now > 0) overlapped++;
+      running.set(this, now + 1);
+      const done = () => running.set(this, (running.get(this) ?? 1) - 1);
+      const result = Reflect.apply(query, this, args) as Promise<unknown> | undefined;
+      if (result && typeof result.then === 'function') return result.finally(done);
+      done();
+      return result;
+    } as typeof query;
+    try {
+      const one = Prisma.sql`SELECT 1 AS "one"`;
+      const answers = await server.services.db.write((tx) =>
+        Promise.all([
+          tx.user.count(),
+          queryRows<{ one: number }>(tx, one),
+          tx.stream.findMany({ select: { id: true } }),
+          tx.$queryRaw<{ one: number }[]>(one),
+          queryRows<{ one: number }>(tx, one),
+          tx.realm.count(),
+        ]),
+      );
+      expect(answers[0]).toBeGreaterThan(0);
+      expect(answers[1]).toEqual([{ one: 1 }]);
+      expect(answers[3]).toEqual([{ one: 1 }]);
+      expect(overlapped).toBe(0);
+    } finally {
+      Client.prototype.query = query;
+    }
   });
 
   test('inside a transaction they see its writes, and are rolled back with it', async () => {

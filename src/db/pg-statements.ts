@@ -93,6 +93,24 @@ export class DatabaseConnectionError extends Error {
 
 let statementCount = 0;
 
+/** Each transaction connection's last query, which the next one waits for. */
+const turns = new WeakMap<ClientBase, Promise<unknown>>();
+
+/**
+ * Runs the queries of a transaction's connection one at a time, in the order
+ * asked, whether Prisma's adapter or these statements send them: queries a
+ * transaction starts side by side (a Promise.all) would otherwise be queued
+ * on the connection by pg, which warns of it and will refuse it.
+ */
+function inTurn<T>(connection: ClientBase, run: () => Promise<T>): Promise<T> {
+  const next = (turns.get(connection) ?? Promise.resolve()).then(run, run);
+  turns.set(
+    connection,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
 /** The prepared statements of a pool's connections. */
 export class PgStatements implements Statements {
   /** Each connection's statements, by SQL text, least recently used first. */
@@ -113,23 +131,15 @@ export class PgStatements implements Statements {
     return (await this.execute(null, query)).result.rowCount ?? 0;
   }
 
-  /**
-   * The statements of a transaction, on its connection, run one at a time
-   * in the order asked: queries a transaction starts side by side (a
-   * Promise.all) would otherwise be queued on the connection by pg, which
-   * warns of it and will refuse it.
-   */
+  /** The statements of a transaction, on its connection, each in its turn (see `inTurn`). */
   on(connection: PoolClient): Statements {
-    let tail: Promise<unknown> = Promise.resolve();
-    const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
-      const next = tail.then(run, run);
-      tail = next.catch(() => undefined);
-      return next;
-    };
     return {
-      rows: <T>(query: RawQuery) => inTurn(() => this.rowsOn<T>(connection, query)),
+      rows: <T>(query: RawQuery) => inTurn(connection, () => this.rowsOn<T>(connection, query)),
       run: (query: RawQuery) =>
-        inTurn(async () => (await this.execute(connection, query)).result.rowCount ?? 0),
+        inTurn(
+          connection,
+          async () => (await this.execute(connection, query)).result.rowCount ?? 0,
+        ),
     };
   }
 
@@ -225,8 +235,16 @@ export class CachingPgAdapter extends PrismaPg {
     adapter.startTransaction = async (isolationLevel) => {
       const slot = this.expecting; // taken at the call, before any other can begin
       const transaction = await start(isolationLevel);
-      // The adapter's transaction keeps its pool connection in `client` (protected in its types).
-      if (slot) slot.connection = (transaction as unknown as { client: PoolClient }).client;
+      // The adapter's transaction keeps its pool connection in `client`, and
+      // sends every query through `performIO` (both absent from its types).
+      const inner = transaction as unknown as {
+        client: PoolClient;
+        performIO: (query: unknown) => Promise<unknown>;
+      };
+      const connection = inner.client;
+      const performIO = inner.performIO.bind(transaction);
+      inner.performIO = (query) => inTurn(connection, () => performIO(query));
+      if (slot) slot.connection = connection;
       return transaction;
     };
     return adapter;
