@@ -1,8 +1,8 @@
 // Every benchmark, one after another, each in a process of its own; their
 // output passes through, and the figure lines they end with
-// ("<name>: ratio <r> (goal <g>)" or "<name>: <value> (goal <g>)") are
-// repeated at the end, after the machine's core count, with how long each
-// benchmark and the whole run took. With BENCH_POSTGRES_URL, every benchmark
+// ("<name>: ratio <r> (goal <g>)" or "<name>: <value> (goal <g>)", each at
+// the start of its line) are repeated at the end, after the machine's core
+// count, with how long each benchmark and the whole run took. With BENCH_POSTGRES_URL, every benchmark
 // that has a PostgreSQL series runs it too.
 //   npm run bench        (about 30 minutes on 2 cores with BENCH_POSTGRES_URL)
 import { spawn } from 'node:child_process';
@@ -30,7 +30,7 @@ function run(name: string): Promise<string[]> {
   const figures: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     process.stdout.write(`${line}\n`);
-    if (/ \(goal [^)]+\)$/.test(line)) figures.push(line);
+    if (/^\S.* \(goal [^)]+\)$/.test(line)) figures.push(line);
   });
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>

@@ -370,7 +370,7 @@ function printDelivery(
   const cpuRatio = memory.cpuPerEvent.servers / (cpu.servers + cpu.redis);
   process.stdout.write(
     `delivery of one message to ${count} waiting queues on 2 processes, ${rounds} messages\n` +
-      `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}   (goal < 50 ms)\n` +
+      `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}\n` +
       `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n` +
       `  Redis commands per message, rate limits of the polls included (median, min-max over the messages): ${withSpread(result.perRound, 0)}; log entries per message ${entries}; busiest: ${busiest}\n` +
       `  the event queues' commands per published event, upkeep included (median, min-max): ${withSpread(result.withUpkeepPerEvent, 1)}\n` +
@@ -384,6 +384,7 @@ function printDelivery(
   const range = ({ min, max }: { min: number; max: number }) =>
     `min-max over the messages ${min.toFixed(1)}-${max.toFixed(1)}`;
   return [
+    `one message to ${count} waiting queues on 2 processes, p99 send -> last answered: ${ms(percentile(toLast, 99))} (goal <= 50 ms)`,
     `redis commands per published event, event queues, upkeep apart, ${count} queues on 2 processes: ratio ${perEvent.median.toFixed(1)}, ${range(perEvent)} (goal <= 4)`,
     `redis commands per published event, upkeep and rate limits included, ${count} queues on 2 processes: ratio ${allPerEvent.median.toFixed(1)}, ${range(allPerEvent)} (goal <= 4)`,
     `cpu per delivered event, ${count} queues, memory store / 2 processes and Redis: ratio ${cpuRatio.toFixed(2)} (goal >= 0.7)`,

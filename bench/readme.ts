@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     .slice(mark + 1)
     .split('\n')
     .slice(1);
-  const figures = block.filter((line) => / \(goal [^)]+\)$/.test(line));
+  const figures = block.filter((line) => /^\S.* \(goal [^)]+\)$/.test(line));
   const duration = block.find((line) => line.startsWith('bench duration: '));
   const postgres =
     Boolean(process.env.BENCH_POSTGRES_URL) || figures.some((line) => /postgresql/i.test(line));
