@@ -21,7 +21,7 @@ describeCluster('a process too busy to renew its liveness from its main thread',
   beforeAll(async () => {
     cluster = await TestCluster.start(1, {
       SCHEDULED_MESSAGES_INTERVAL_SECONDS: '0',
-      EVENT_PROCESS_LIVENESS_SECONDS: '2',
+      EVENT_PROCESS_LIVENESS_SECONDS: '3',
     });
     cast = await cluster.servers[0].createCast();
     redis = new Redis(testRedisUrl());
@@ -49,7 +49,7 @@ describeCluster('a process too busy to renew its liveness from its main thread',
       params: { event_types: ['message'] },
     });
     const child = await cluster.spawn({
-      CHAT_TEST_BUSY_MS: '6000',
+      CHAT_TEST_BUSY_MS: '8000',
       EVENT_PROCESS_HANG_SECONDS: '30',
     });
     expect(child.processId).toEqual(expect.any(String));
@@ -90,7 +90,7 @@ describeCluster('a process too busy to renew its liveness from its main thread',
 
   test('lets its key lapse when its main thread is stuck past the hang limit', async () => {
     const child = await cluster.spawn({
-      CHAT_TEST_BUSY_MS: '9000',
+      CHAT_TEST_BUSY_MS: '10000',
       EVENT_PROCESS_HANG_SECONDS: '2',
     });
     await makeBusy(child);
