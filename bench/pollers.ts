@@ -1,10 +1,10 @@
 // A process of its own that keeps a long-poll waiting on each given event
 // queue, re-polling as soon as an answer arrives (a second after an error
 // answer; or, with `stream`, follows each queue with one GET
-// /events/stream), until it gets SIGTERM; then it prints one JSON line: how many message events it received, and for each
-// message ID how many polls received it and when the last one did. The
-// benchmarks run it beside the load generator, so that neither starves the
-// other.
+// /events/stream), until it gets SIGTERM; then it prints one JSON line: how
+// many message events it received, and for each message ID how many polls
+// received it and when the last one did. The benchmarks run it beside the
+// load generator, so that neither starves the other.
 //   echo '{"port": ..., "polls": [{"email", "apiKey", "queueId"}], "stream": false}' | node dist/bench/pollers.js
 import { Agent, request } from 'node:http';
 import type { Deliveries, Poll } from './pollers-client';

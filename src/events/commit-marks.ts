@@ -85,13 +85,19 @@ export class CommitMarks {
   /** Sets the liveness key and starts renewing it and sweeping. */
   async start(): Promise<void> {
     await this.renew();
-    this.keeper = new LivenessThread({
-      url: this.link.url,
-      key: this.livenessKey,
-      livenessMs: this.livenessMs,
-      hangMs: this.hangMs,
-      everyMs: RENEW_MS,
-    });
+    this.keeper = new LivenessThread(
+      {
+        url: this.link.url,
+        key: this.livenessKey,
+        livenessMs: this.livenessMs,
+        hangMs: this.hangMs,
+        everyMs: RENEW_MS,
+      },
+      (error) =>
+        this.report('the liveness thread failed; only the main thread renews the key', {
+          error: String(error),
+        }),
+    );
     const every = (ms: number, task: () => Promise<void>) => {
       const timer = setInterval(() => void task(), ms);
       timer.unref();

@@ -50,14 +50,17 @@ export class LivenessThread {
   private readonly worker: Worker;
 
   /** Starts a thread extending `job.key` every `job.everyMs` for `job.livenessMs`. */
-  constructor(job: Omit<LivenessJob, 'beat' | 'ioredis'>) {
+  constructor(
+    job: Omit<LivenessJob, 'beat' | 'ioredis'>,
+    /** Told when the thread fails; the main thread's own renewals go on without it. */
+    onError: (error: Error) => void,
+  ) {
     const shared = new SharedArrayBuffer(8);
     this.beat = new BigInt64Array(shared);
     this.alive();
     const data: LivenessJob = { ...job, beat: shared, ioredis: require.resolve('ioredis') };
     this.worker = new Worker(THREAD_SOURCE, { eval: true, workerData: data });
-    // A thread that fails leaves the main thread's own renewals, as before it.
-    this.worker.on('error', () => undefined);
+    this.worker.on('error', onError);
     this.worker.unref();
   }
 
