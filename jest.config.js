@@ -18,7 +18,7 @@ const base = {
 // Files whose subject does not depend on the database (the Markdown renderer,
 // linkifier syntax, emoji tables, the docs and their examples and samples, the
 // served contract, clients generated from it, the validator cache, the suite's
-// own contract check): they run
+// own contract check, how a queue's entries are picked from the event log): they run
 // once, in the SQLite project.
 const databaseIndependent = [
   'markdown',
@@ -31,6 +31,7 @@ const databaseIndependent = [
   'examples-replay',
   'validator-cache',
   'contract-check',
+  'log-runs',
 ];
 
 const projects = [

@@ -10,6 +10,7 @@ import { testRedisUrl, usesRedis } from './support/redis';
 import type { ApiClient, Cast, TestServer } from './support/server';
 import { TestCluster } from './support/cluster';
 import { parkedPolls, waitFor, waitForParkedPolls } from './support/wait';
+import { sendDirect, sendToChannel, subscribe } from './streams-fixtures';
 
 const describeCluster = usesRedis() ? describe : describe.skip;
 
@@ -286,6 +287,75 @@ describeCluster("polls reaching back past a new process's entries in memory", ()
       expect(counter.calls('xrange')).toBe(1);
     } finally {
       counter.close();
+    }
+  }, 60_000);
+
+  test('over many entries, each gets its own, on the new process and on the old', async () => {
+    const [a] = cluster.servers;
+    const { member, member2, moderator, owner } = cast;
+    await subscribe(a, member, ['reaching back']);
+    await subscribe(a, member2, ['reaching back']);
+    const watchers = [
+      { as: member, params: {} },
+      { as: member2, params: {} },
+      { as: moderator, params: { all_public_streams: true } },
+      { as: moderator, params: {} },
+      { as: owner, params: {} },
+    ];
+    const queues: string[] = [];
+    for (const { as, params } of watchers) {
+      const res = await a.ok('POST', '/register', {
+        as,
+        params: {
+          event_types: JSON.stringify(['message', 'realm']),
+          fetch_event_types: '[]',
+          ...params,
+        },
+      });
+      queues.push(res.body.queue_id as string);
+    }
+    // Direct messages to one user or another, channel messages (to its
+    // subscribers, and to queues following every public channel), and changes
+    // of the organization for everyone: entries of every kind, more than a
+    // short stretch scanned.
+    const expected: number[][] = watchers.map(() => []);
+    let realmChanges = 0;
+    for (let i = 0; i < 120; i++) {
+      if (i % 10 === 9) {
+        await a.ok('PATCH', '/realm', { as: owner, params: { description: `Round ${i}` } });
+        realmChanges++;
+        continue;
+      }
+      const to = i % 3 === 0 ? member : i % 3 === 1 ? member2 : null;
+      const id = to
+        ? await sendDirect(a, owner, [to.id], `direct ${i}`)
+        : await sendToChannel(a, member, 'reaching back', 'many', `channel ${i}`);
+      watchers.forEach((watcher, w) => {
+        const reached = to
+          ? watcher.as === to || watcher.as === owner
+          : watcher.as === member ||
+            watcher.as === member2 ||
+            'all_public_streams' in watcher.params;
+        if (reached) expected[w].push(id);
+      });
+    }
+    const got = (res: { body: { events: { type: string; message?: { id: number } }[] } }) => ({
+      messages: res.body.events.flatMap((e) => (e.message ? [e.message.id] : [])),
+      realm: res.body.events.filter((e) => e.type === 'realm').length,
+    });
+    const want = expected.map((messages) => ({ messages, realm: realmChanges }));
+    // A process started now reads them all from the log; the one that wrote them holds them.
+    const b = await cluster.spawn();
+    for (const server of [b, a]) {
+      const answers = await Promise.all(
+        queues.map((queueId, w) =>
+          server.ok('GET', '/events', {
+            as: watchers[w].as,
+            params: { queue_id: queueId, last_event_id: -1, dont_block: true },
+          }),
+        ),
+      );
+      expect(answers.map(got)).toEqual(want);
     }
   }, 60_000);
 });

@@ -6,12 +6,8 @@
 // other polls from the entries kept, or from Redis when they reach back
 // further.
 import type Redis from 'ioredis';
-import {
-  sharedFinalizing,
-  type MessageEventHooks,
-  type Publication,
-  type QueueOptions,
-} from './queues';
+import { sharedFinalizing, type MessageEventHooks, type Publication } from './queues';
+import { EntryRun, type Picked, type Picker } from './log-runs';
 
 /** What an entry of the log says, as its JSON holds it. */
 export type EntryData =
@@ -67,42 +63,10 @@ export function parseEntry([id, fields]: RawEntry): LogEntry {
   return { id: eventId(id), data: data as EntryData };
 }
 
-/** Whether `ids` (in order) holds `id`. */
-function holds(ids: Int32Array, id: number): boolean {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ids[mid] < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < ids.length && ids[lo] === id;
-}
-
-/** Whether entry `entry` (a publication) is for a queue of this user with these options. */
-export function entryReaches(entry: LogEntry, options: QueueOptions): boolean {
-  const { data } = entry;
-  if (data.k !== 'p') return false;
-  if ('u' in data) return holds(data.u, options.userId);
-  if ('a' in data) return options.realmId === data.a && !data.x.includes(options.userId);
-  return options.allPublicStreams && options.realmId === data.r && !data.x.includes(options.userId);
-}
-
 /** The hooks that finalize a publication's message event once per kind of queue. */
 export function entryHooks(entry: LogEntry, hooks: MessageEventHooks): MessageEventHooks {
   if (entry.data.k !== 'p') return hooks;
   return (entry.hooks ??= sharedFinalizing(entry.data.p, hooks));
-}
-
-/** The index of the first of `entries` (in order, from `lo` on) whose ID is above `id`. */
-function firstAfter(entries: LogEntry[], lo: number, id: number): number {
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (entries[mid].id <= id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** How many entries, and of what age, a process keeps in memory. */
@@ -116,9 +80,7 @@ export interface WindowLimits {
  * it: a poll whose position is at or after `start` is answered from memory.
  */
 export class LogWindow {
-  /** The entries, oldest first, from `head` on (the ones before were let go). */
-  private entries: LogEntry[] = [];
-  private head = 0;
+  private readonly run = new EntryRun();
   /** Every entry after this event ID is held (or not read yet: see `last`). */
   start: number;
   /** The event ID of the last entry read. */
@@ -137,7 +99,7 @@ export class LogWindow {
     const added: LogEntry[] = [];
     for (const entry of entries) {
       if (entry.id <= this.last) continue;
-      this.entries.push(entry);
+      this.run.push(entry);
       this.last = entry.id;
       added.push(entry);
     }
@@ -145,35 +107,25 @@ export class LogWindow {
     return added;
   }
 
-  /** The entries held after event ID `after`, oldest first. */
-  after(after: number): LogEntry[] {
-    return this.entries.slice(firstAfter(this.entries, this.head, after));
-  }
-
-  /** How many entries are held. */
-  get size(): number {
-    return this.entries.length - this.head;
+  /** The publications for `queue` held after event ID `after`, oldest first, or that it was dropped. */
+  pick(queue: Picker, after: number): Picked {
+    return this.run.pick(queue, after);
   }
 
   /** Lets go of the entries past the count or older than the age. */
   private letGo(): void {
     const oldest = (Date.now() - this.limits.maxAgeMs) * 1000;
-    while (
-      this.size > 0 &&
-      (this.size > this.limits.maxEntries || this.entries[this.head].id < oldest)
-    ) {
-      this.start = this.entries[this.head].id;
-      this.head++;
-    }
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.entries.slice(this.head);
-      this.head = 0;
+    for (let first = this.run.first; first; first = this.run.first) {
+      if (this.run.size <= this.limits.maxEntries && first.id >= oldest) break;
+      this.start = first.id;
+      this.run.shift();
     }
   }
 
-  /** Lets go of entries by age even when none come. */
+  /** Lets go of entries by age even when none come, and of an index no poll uses. */
   tidy(): void {
     this.letGo();
+    this.run.tidy();
   }
 }
 
@@ -251,7 +203,7 @@ const OLDER_KEEP_MS = 10_000;
  */
 export class OlderEntries {
   /** The run held: every entry in (from, to], oldest first; empty when to is 0. */
-  private entries: LogEntry[] = [];
+  private readonly run = new EntryRun();
   private from = 0;
   private to = 0;
   /** Entries up to this event ID were trimmed from the log when last read. */
@@ -269,10 +221,11 @@ export class OlderEntries {
   ) {}
 
   /**
-   * The entries in (after, upTo], oldest first; null when some of them were
+   * The publications for `queue` among the entries in (after, upTo], oldest
+   * first, or that it was dropped there, or 'trimmed' when some of them were
    * trimmed from the log (a queue reaching back to them has lost events).
    */
-  async between(after: number, upTo: number): Promise<LogEntry[] | null> {
+  async between(queue: Picker, after: number, upTo: number): Promise<Picked | 'trimmed'> {
     this.reading++;
     const read = this.chain.then(() => this.cover(after, upTo));
     this.chain = read.catch(() => undefined);
@@ -281,37 +234,36 @@ export class OlderEntries {
     } finally {
       this.reading--;
     }
-    if (after < this.lost) return null;
+    if (after < this.lost) return 'trimmed';
     this.usedAt = Date.now();
-    const lo = firstAfter(this.entries, 0, after);
-    return this.entries.slice(lo, firstAfter(this.entries, lo, upTo));
+    return this.run.pick(queue, after, upTo);
   }
 
   /** Lets go of the run once no poll has used it for a while (and none is reading for it). */
   tidy(now = Date.now()): void {
     if (this.reading === 0 && this.to !== 0 && now - this.usedAt > OLDER_KEEP_MS) {
-      this.entries = [];
+      this.run.clear();
       this.from = this.to = 0;
     }
+    this.run.tidy(now);
   }
 
   /** Reads what the run lacks of (after, upTo]: below it, above it, or all of it. */
   private async cover(after: number, upTo: number): Promise<void> {
     if (after < this.lost) return;
     if (this.to === 0) {
-      this.entries = await this.range(after, upTo);
+      this.run.clear();
+      for (const entry of await this.range(after, upTo)) this.run.push(entry);
       this.from = Math.max(after, this.lost);
       this.to = upTo;
       return;
     }
     if (after < this.from) {
-      const below = await this.range(after, this.from);
-      this.entries = below.concat(this.entries);
+      this.run.prepend(await this.range(after, this.from));
       this.from = Math.max(after, this.lost);
     }
     if (upTo > this.to) {
-      const above = await this.range(this.to, upTo);
-      for (const entry of above) this.entries.push(entry);
+      for (const entry of await this.range(this.to, upTo)) this.run.push(entry);
       this.to = upTo;
     }
   }

@@ -40,7 +40,6 @@ import { HeartbeatList, type ParkedPoll, type PollAnswer } from './parked';
 import type { RedisLink } from './redis';
 import {
   entryHooks,
-  entryReaches,
   eventId,
   LogReader,
   LogWindow,
@@ -226,14 +225,18 @@ export class RedisQueueStore implements EventQueueStore {
     const position = Math.max(after, queue.reg);
     const { quiet } = queue;
     const from = quiet && position >= quiet.from && position < quiet.to ? quiet.to : position;
-    // Entries from before the window, up to where it starts (which may move on meanwhile).
+    // Its entries from before the window, up to where it starts (which may move on meanwhile).
     let older: LogEntry[] = [];
     let since = from;
     while (since < this.window.start) {
       const upTo = this.window.start;
-      const more = await this.older.between(since, upTo);
-      if (more === null) {
+      const more = await this.older.between(queue, since, upTo);
+      if (more === 'trimmed') {
         await this.drop([queueId], [], []);
+        return null;
+      }
+      if (more === 'dropped') {
+        this.forget(queueId);
         return null;
       }
       older = older.concat(more);
@@ -242,11 +245,12 @@ export class RedisQueueStore implements EventQueueStore {
     // From here on nothing waits: no entry read meanwhile can be missed.
     if (queue.gone) return null;
     this.polled.add(queue);
-    const events = this.eventsOf(queue, older.concat(this.window.after(since)), position);
-    if (events === null) {
+    const recent = this.window.pick(queue, since);
+    if (recent === 'dropped') {
       this.forget(queueId);
       return null;
     }
+    const events = this.eventsOf(queue, older.concat(recent));
     queue.quiet = events.length === 0 ? { from: position, to: this.window.last } : null;
     if (events.length > 0 || dontBlock) return events;
     if (this.draining) return follow ? null : events;
@@ -446,18 +450,14 @@ export class RedisQueueStore implements EventQueueStore {
   }
 
   /**
-   * The events of `queue` among `entries` (after `position`), the last
-   * maxEvents of them as a queue keeps at most that many; null when an entry
-   * says the queue was dropped.
+   * The events of `queue` from `entries` (publications that reach it), the
+   * last maxEvents of them as a queue keeps at most that many.
    */
-  private eventsOf(queue: CachedQueue, entries: LogEntry[], position: number) {
+  private eventsOf(queue: CachedQueue, entries: LogEntry[]): QueuedEvent[] {
     const events: QueuedEvent[] = [];
     for (const entry of entries) {
-      if (entry.id <= position) continue;
-      const { data } = entry;
-      if (data.k === 'd' && data.q.includes(queue.id)) return null;
-      if (!entryReaches(entry, queue.options) || data.k !== 'p') continue;
-      const body = eventForQueue(data.p, queue.options, entryHooks(entry, this.hooks));
+      if (entry.data.k !== 'p') continue;
+      const body = eventForQueue(entry.data.p, queue.options, entryHooks(entry, this.hooks));
       if (body) events.push(queuedEvent(body, entry.id));
     }
     const max = this.limits.maxEvents;
