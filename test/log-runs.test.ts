@@ -1,8 +1,9 @@
 // Picking a queue's entries out of a run of the event log: whether the run
 // is scanned or, after long picks, indexed, a queue gets exactly the
 // publications that reach it (to its user, to its whole realm but for the
-// users left out, to its realm's public queues when it follows them), in
-// order, and learns of a drop of its queue in the stretch asked for.
+// users left out, to its realm's public queues when it follows them) whose
+// event, or fallback event, is of a type it asked for, in order, and learns
+// of a drop of its queue in the stretch asked for.
 import { EntryRun, type Picked, type Picker } from '../src/events/log-runs';
 import type { EntryData, LogEntry } from '../src/events/redis-log';
 import type { Publication, QueueOptions } from '../src/events/queues';
@@ -17,7 +18,15 @@ function random(seed: number): () => number {
   };
 }
 
-const publication = { event: { type: 'message' } } as unknown as Publication;
+/** Publications of a few event types, one of them with a fallback of another type. */
+const publications = [
+  { event: { type: 'message' } },
+  { event: { type: 'realm' } },
+  { event: { type: 'realm_user' } },
+  { event: { type: 'user_group' }, fallback: { capability: 'c', event: { type: 'realm_user' } } },
+] as unknown as Publication[];
+const typesOf = (p: Publication) => [p.event.type, p.fallback?.event?.type];
+const eventTypes = [null, ['message'], ['realm', 'realm_user'], ['user_group']];
 const users = 12;
 const queueIds = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5'];
 
@@ -25,14 +34,16 @@ function pickers(): Picker[] {
   const out: Picker[] = [];
   for (let userId = 1; userId <= users; userId++)
     for (const allPublicStreams of [false, true])
-      out.push({
-        id: queueIds[userId % queueIds.length],
-        options: {
-          userId,
-          realmId: userId <= 8 ? 1 : 2,
-          allPublicStreams,
-        } as QueueOptions,
-      });
+      for (const types of eventTypes)
+        out.push({
+          id: queueIds[userId % queueIds.length],
+          options: {
+            userId,
+            realmId: userId <= 8 ? 1 : 2,
+            allPublicStreams,
+            eventTypes: types,
+          } as QueueOptions,
+        });
   return out;
 }
 
@@ -49,10 +60,25 @@ function entries(next: () => number, count: number): LogEntry[] {
       const chosen = someUsers();
       // A user named twice gets the entry once.
       if (chosen.length > 0 && next() < 0.2) chosen.push(chosen[0]);
-      data = { k: 'p', p: publication, u: Int32Array.from(chosen).sort() };
+      data = {
+        k: 'p',
+        p: publications[Math.floor(next() * publications.length)],
+        u: Int32Array.from(chosen).sort(),
+      };
     } else if (kind < 0.65)
-      data = { k: 'p', p: publication, a: next() < 0.5 ? 1 : 2, x: someUsers() };
-    else if (kind < 0.8) data = { k: 'p', p: publication, r: next() < 0.5 ? 1 : 2, x: someUsers() };
+      data = {
+        k: 'p',
+        p: publications[Math.floor(next() * publications.length)],
+        a: next() < 0.5 ? 1 : 2,
+        x: someUsers(),
+      };
+    else if (kind < 0.8)
+      data = {
+        k: 'p',
+        p: publications[Math.floor(next() * publications.length)],
+        r: next() < 0.5 ? 1 : 2,
+        x: someUsers(),
+      };
     else if (kind < 0.85) data = { k: 'd', q: queueIds.filter(() => next() < 0.1) };
     else if (kind < 0.93) data = { k: 't', q: queueIds[0], h: 'p1' };
     else data = { k: 'h', q: queueIds.slice(0, 2) };
@@ -63,13 +89,14 @@ function entries(next: () => number, count: number): LogEntry[] {
 
 /** What a queue's pick must be, worked out entry by entry on its own. */
 function expected(all: LogEntry[], queue: Picker, after: number, upTo: number): Picked {
-  const { userId, realmId, allPublicStreams } = queue.options;
+  const { userId, realmId, allPublicStreams, eventTypes: types } = queue.options;
   const picked: LogEntry[] = [];
   for (const entry of all) {
     if (entry.id <= after || entry.id > upTo) continue;
     const { data } = entry;
     if (data.k === 'd' && data.q.includes(queue.id)) return 'dropped';
     if (data.k !== 'p') continue;
+    if (types !== null && !typesOf(data.p).some((type) => type && types.includes(type))) continue;
     if (
       'u' in data
         ? data.u.includes(userId)

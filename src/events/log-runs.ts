@@ -3,9 +3,10 @@
 // entries are picked out of them. A short stretch is scanned. When polls keep
 // scanning long stretches of a run (many queues polled after a pause, each
 // reaching back over thousands of entries), the run is indexed once by whom
-// its entries concern, so that each of those polls touches only the entries
-// for its user, those for its whole realm, and the drops of its queue.
-import type { QueueOptions } from './queues';
+// its entries concern and by event type, so that each of those polls touches
+// only the entries of the types it wants for its user and for its whole
+// realm, and the drops of its queue.
+import { wantsType, type Publication, type QueueOptions } from './queues';
 import type { LogEntry } from './redis-log';
 
 /** The queue whose entries are picked. */
@@ -73,12 +74,30 @@ function merged(a: LogEntry[], b: LogEntry[]): LogEntry[] {
   return out;
 }
 
-/** The entries of a run in order, looked up by whom they concern. */
+/** The types of event a publication can give a queue: its event's, and its fallback's. */
+function typesOf(publication: Publication): string[] {
+  const { event, fallback } = publication;
+  const other = fallback?.event?.type;
+  return other === undefined || other === event.type ? [event.type] : [event.type, other];
+}
+
+/** Whether a queue with these options can get an event from the publication of `entry`. */
+function wanted(entry: LogEntry, options: QueueOptions): boolean {
+  return (
+    entry.data.k === 'p' &&
+    (options.eventTypes === null || typesOf(entry.data.p).some((type) => wantsType(options, type)))
+  );
+}
+
+/** Lists of entries in order, by event type. */
+type ByType = Map<string, LogEntry[]>;
+
+/** The entries of a run in order, looked up by whom they concern and by event type. */
 class EntryIndex {
   /** Publications to users, by user. */
-  private readonly byUser = new Map<number, LogEntry[]>();
+  private readonly byUser = new Map<number, ByType>();
   /** Publications to a realm's queues (all of them, or its public ones), by realm. */
-  private readonly byRealm = new Map<number, LogEntry[]>();
+  private readonly byRealm = new Map<number, ByType>();
   /** The IDs of the entries that dropped each queue. */
   private readonly drops = new Map<string, number[]>();
 
@@ -87,20 +106,43 @@ class EntryIndex {
     if (data.k === 'd') {
       for (const id of data.q) push(this.drops, id, entry.id);
     } else if (data.k === 'p') {
-      if ('u' in data) for (const userId of data.u) push(this.byUser, userId, entry);
-      else push(this.byRealm, 'a' in data ? data.a : data.r, entry);
+      for (const type of typesOf(data.p)) {
+        if ('u' in data) for (const userId of data.u) pushTyped(this.byUser, userId, type, entry);
+        else pushTyped(this.byRealm, 'a' in data ? data.a : data.r, type, entry);
+      }
     }
   }
 
   pick(queue: Picker, after: number, upTo: number): Picked {
+    const { options } = queue;
     if (this.drops.get(queue.id)?.some((id) => id > after && id <= upTo)) return 'dropped';
-    const own = within(this.byUser.get(queue.options.userId) ?? [], after, upTo);
-    const realm = within(this.byRealm.get(queue.options.realmId) ?? [], after, upTo);
+    const own = ofTypes(this.byUser.get(options.userId), options, after, upTo);
+    const realm = ofTypes(this.byRealm.get(options.realmId), options, after, upTo);
     return merged(
       own,
-      realm.filter((entry) => entryReaches(entry, queue.options)),
+      realm.filter((entry) => entryReaches(entry, options)),
     );
   }
+}
+
+/** The entries in (after, upTo] of the lists of the types a queue wants, in order, each once. */
+function ofTypes(
+  lists: ByType | undefined,
+  options: QueueOptions,
+  after: number,
+  upTo: number,
+): LogEntry[] {
+  if (!lists) return [];
+  const found: LogEntry[][] = [];
+  const add = (list: LogEntry[] | undefined) => {
+    const part = list ? within(list, after, upTo) : [];
+    if (part.length > 0) found.push(part);
+  };
+  if (options.eventTypes === null) for (const list of lists.values()) add(list);
+  else for (const type of options.eventTypes) add(lists.get(type));
+  if (found.length <= 1) return found[0] ?? [];
+  // An entry listed under two types (its event's and its fallback's) is taken once.
+  return [...new Set(found.flat())].sort((a, b) => a.id - b.id);
 }
 
 /** Adds `value` to the list of `key`, unless it is the list's last already (a key named twice). */
@@ -110,6 +152,13 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else if (list[list.length - 1] !== value) list.push(value);
 }
 
+/** Adds `entry` to the list of `type` under `key`. */
+function pushTyped(map: Map<number, ByType>, key: number, type: string, entry: LogEntry): void {
+  let lists = map.get(key);
+  if (!lists) map.set(key, (lists = new Map()));
+  push(lists, type, entry);
+}
+
 /** A queue's entries among entries[lo, hi), scanned one by one. */
 function scan(entries: LogEntry[], lo: number, hi: number, queue: Picker): Picked {
   const picked: LogEntry[] = [];
@@ -117,7 +166,7 @@ function scan(entries: LogEntry[], lo: number, hi: number, queue: Picker): Picke
     const entry = entries[i];
     const { data } = entry;
     if (data.k === 'd' && data.q.includes(queue.id)) return 'dropped';
-    if (entryReaches(entry, queue.options)) picked.push(entry);
+    if (entryReaches(entry, queue.options) && wanted(entry, queue.options)) picked.push(entry);
   }
   return picked;
 }
@@ -184,7 +233,10 @@ export class EntryRun {
     this.scanned = 0;
   }
 
-  /** The publications that reach `queue` among the entries in (after, upTo], in order. */
+  /**
+   * The publications that reach `queue`, of an event type it wants, among
+   * the entries in (after, upTo], in order.
+   */
   pick(queue: Picker, after: number, upTo = Infinity): Picked {
     after = Math.max(after, this.goneUpTo);
     const lo = firstAfter(this.entries, this.head, after);
