@@ -761,7 +761,11 @@ export interface paths {
          * @description Reports whether the requester is active or idle on this client and,
          *     unless `ping_only` is true, returns the presence data of the other
          *     users of the organization. Clients poll it regularly and also consume
-         *     `presence` events to learn of users coming online.
+         *     `presence` events to learn of users coming online. As in Zulip,
+         *     organizations with more than 100 active users (bots included; the
+         *     server setting `PRESENCE_EVENTS_MAX_USERS`) get no `presence`
+         *     events: there, clients learn of users coming online from this
+         *     endpoint alone.
          *     Clients should use the incremental protocol: pass `last_update_id=-1`
          *     the first time, then the `presence_last_update_id` of the previous
          *     answer, so that only changed entries come back.
@@ -5622,6 +5626,8 @@ export interface components {
          * @description A user's presence changed, as clients registered with the
          *     `simplified_presence_events` capability receive it (feature level
          *     419); other clients receive the legacy form.
+         *     Sent when a user appears or comes back online, only in organizations
+         *     of at most 100 active users (`PRESENCE_EVENTS_MAX_USERS`).
          */
         SimplifiedPresenceEvent: {
             id: components["schemas"]["EventId"];
@@ -5635,6 +5641,8 @@ export interface components {
         /**
          * @description A user's presence changed, in the legacy form sent to clients without
          *     the `simplified_presence_events` capability.
+         *     Sent when a user appears or comes back online, only in organizations
+         *     of at most 100 active users (`PRESENCE_EVENTS_MAX_USERS`).
          */
         PresenceEvent: {
             id: components["schemas"]["EventId"];

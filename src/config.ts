@@ -58,6 +58,12 @@ export interface Config {
   processLivenessSeconds: number;
   /** Seconds the main thread of such a process may be stuck before its liveness is let lapse (a thread of its own renews it meanwhile). */
   processHangSeconds: number;
+  /**
+   * Most active users (bots included) an organization may have for a user
+   * coming online to be announced to everyone in a `presence` event; larger
+   * ones learn of it from their regular presence requests.
+   */
+  presenceEventsMaxUsers: number;
   /** Bytes an event stream may have written and its client not yet taken before it is dropped as too slow. */
   eventStreamMaxUnsentBytes: number;
   /** Authenticated requests allowed per user per window. */
@@ -246,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processLivenessSeconds: number(env, 'EVENT_PROCESS_LIVENESS_SECONDS', 15),
     processHangSeconds: number(env, 'EVENT_PROCESS_HANG_SECONDS', 60),
     eventStreamMaxUnsentBytes: integer(env, 'EVENT_STREAM_MAX_UNSENT_BYTES', 1 << 20, 1),
+    presenceEventsMaxUsers: integer(env, 'PRESENCE_EVENTS_MAX_USERS', 100, 0),
     rateLimitUserRequests: integer(env, 'RATE_LIMIT_USER_REQUESTS', 200, 1),
     rateLimitIpRequests: integer(env, 'RATE_LIMIT_IP_REQUESTS', 100, 1),
     rateLimitWindowSeconds: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1),

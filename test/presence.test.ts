@@ -1,6 +1,6 @@
 // POST /users/me/presence: recording status, the legacy and modern formats,
 // incremental fetches by last_update_id, history_limit_days, invisible users,
-// bots, and the presence event.
+// bots, and the presence event (not sent in organizations past a size).
 import { applyEvents } from './support/apply-events';
 import { withoutIds } from './support/events';
 import { TestServer, type Cast } from './support/server';
@@ -153,6 +153,42 @@ test('a user appearing is announced to the organization, and the state matches a
     })
   ).body;
   expect(state.presences[newcomer.email]).toEqual(fresh.presences[newcomer.email]);
+});
+
+test('in an organization with more active users than PRESENCE_EVENTS_MAX_USERS, a user appearing is recorded, not announced', async () => {
+  const big = await TestServer.startWithCast({ PRESENCE_EVENTS_MAX_USERS: '2' });
+  try {
+    const newcomer = await big.server.createUser(big.cast.realm, { email: 'newcomer@example.com' });
+    const queue = (
+      await big.server.ok('POST', '/register', {
+        as: big.cast.member,
+        params: { event_types: ['presence', 'realm'], fetch_event_types: [] },
+      })
+    ).body.queue_id;
+    await big.server.ok('POST', '/users/me/presence', {
+      as: newcomer,
+      params: { status: 'active', ping_only: true },
+    });
+    // A change of the organization after it: a queue gets its events in
+    // order, so a presence event would come first.
+    await big.server.ok('PATCH', '/realm', {
+      as: big.cast.owner,
+      params: { description: 'After the newcomer came online' },
+    });
+    const { body } = await big.server.call('GET', '/events', {
+      as: big.cast.member,
+      params: { queue_id: queue, last_event_id: -1, dont_block: true },
+    });
+    expect(body.events.map((e: { type: string }) => e.type)).toEqual(['realm']);
+    // Recorded all the same: the others' next presence request has it.
+    const seen = await big.server.ok('POST', '/users/me/presence', {
+      as: big.cast.member,
+      params: { status: 'active', slim_presence: true },
+    });
+    expect(seen.body.presences).toHaveProperty(String(newcomer.id));
+  } finally {
+    await big.server.stop();
+  }
 });
 
 test('a user reporting every minute is announced only when coming back from offline or idle', async () => {

@@ -88,10 +88,18 @@ export async function doUpdatePresence(
       presenceStatusAt({ ...current, user }, now) !== 'active';
     const row = await storePresence(tx, user, status, now);
     if (current && !comesBack) return;
-    const everyone = await tx.user.findMany({
-      where: { realmId: user.realmId, isActive: true, isBot: false },
-      select: { id: true },
+    // As Zulip does, an organization with more active users than the limit
+    // gets no such event: one per user coming online, to every user, grows
+    // with the square of its size. Its clients see the change at their next
+    // regular presence request.
+    const limit = services.config.presenceEventsMaxUsers;
+    const active = await tx.user.findMany({
+      where: { realmId: user.realmId, isActive: true },
+      select: { id: true, isBot: true },
+      take: limit + 1,
     });
+    if (active.length > limit) return;
+    const everyone = active.filter((u) => !u.isBot);
     // Clients with the simplified_presence_events capability (feature level
     // 419) get the modern format, keyed by user ID; others the legacy one.
     const modern: EventBody = {
