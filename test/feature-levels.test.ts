@@ -13,7 +13,10 @@ let server: TestServer;
 let cast: Cast;
 
 beforeAll(async () => {
-  ({ server, cast } = await TestServer.startWithCast());
+  // The organization grows past 100 users (a channel of 247 members below),
+  // and presence events are checked too: they are sent in organizations up
+  // to PRESENCE_EVENTS_MAX_USERS.
+  ({ server, cast } = await TestServer.startWithCast({ PRESENCE_EVENTS_MAX_USERS: '1000' }));
 }, 120_000);
 afterAll(() => server.stop());
 

@@ -6,8 +6,34 @@
 // its entries concern and by event type, so that each of those polls touches
 // only the entries of the types it wants for its user and for its whole
 // realm, and the drops of its queue.
-import { wantsType, type Publication, type QueueOptions } from './queues';
-import type { LogEntry } from './redis-log';
+import { wantsType, type MessageEventHooks, type Publication, type QueueOptions } from './queues';
+
+/** What an entry of the log says, as its JSON holds it. */
+export type EntryData =
+  /**
+   * A publication to the queues of users (`u`: in the log a JSON list, once
+   * parsed their IDs in order, outside the heap's reach, however many), to
+   * every queue of a realm (`a`: an event for all its members, whatever
+   * their number), or to a realm's public queues (`r`), but those of users `x`.
+   */
+  | { k: 'p'; p: Publication; u: Int32Array }
+  | { k: 'p'; p: Publication; a: number; x: number[] }
+  | { k: 'p'; p: Publication; r: number; x: number[] }
+  /** Queues deleted or dropped: every process forgets them and answers their waiting polls. */
+  | { k: 'd'; q: string[] }
+  /** Queue `q` taken by a waiting poll of process `h`: another process's waiting poll on it is answered. */
+  | { k: 't'; q: string; h: string }
+  /** Queues whose waiting polls came due for a heartbeat, which carries this entry's ID. */
+  | { k: 'h'; q: string[] };
+
+/** One entry of the log, parsed. */
+export interface LogEntry {
+  /** Its event ID (see eventId). */
+  id: number;
+  data: EntryData;
+  /** The hooks that finalize its message event once per kind of queue (sharedFinalizing). */
+  hooks?: MessageEventHooks;
+}
 
 /** The queue whose entries are picked. */
 export interface Picker {

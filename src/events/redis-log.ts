@@ -7,34 +7,9 @@
 // further.
 import type Redis from 'ioredis';
 import { sharedFinalizing, type MessageEventHooks, type Publication } from './queues';
-import { EntryRun, type Picked, type Picker } from './log-runs';
+import { EntryRun, type EntryData, type LogEntry, type Picked, type Picker } from './log-runs';
 
-/** What an entry of the log says, as its JSON holds it. */
-export type EntryData =
-  /**
-   * A publication to the queues of users (`u`: in the log a JSON list, once
-   * parsed their IDs in order, outside the heap's reach, however many), to
-   * every queue of a realm (`a`: an event for all its members, whatever
-   * their number), or to a realm's public queues (`r`), but those of users `x`.
-   */
-  | { k: 'p'; p: Publication; u: Int32Array }
-  | { k: 'p'; p: Publication; a: number; x: number[] }
-  | { k: 'p'; p: Publication; r: number; x: number[] }
-  /** Queues deleted or dropped: every process forgets them and answers their waiting polls. */
-  | { k: 'd'; q: string[] }
-  /** Queue `q` taken by a waiting poll of process `h`: another process's waiting poll on it is answered. */
-  | { k: 't'; q: string; h: string }
-  /** Queues whose waiting polls came due for a heartbeat, which carries this entry's ID. */
-  | { k: 'h'; q: string[] };
-
-/** One entry of the log, parsed. */
-export interface LogEntry {
-  /** Its event ID (see eventId). */
-  id: number;
-  data: EntryData;
-  /** The hooks that finalize its message event once per kind of queue (sharedFinalizing). */
-  hooks?: MessageEventHooks;
-}
+export type { EntryData, LogEntry } from './log-runs';
 
 /**
  * The event ID of a stream ID `<ms>-<seq>`: ms * 1000 + seq (the append
