@@ -261,7 +261,7 @@ export class EntryRun {
 
   /**
    * The publications that reach `queue`, of an event type it wants, among
-   * the entries in (after, upTo], in order.
+   * the entries in (after, upTo], in order; or that it was dropped there.
    */
   pick(queue: Picker, after: number, upTo = Infinity): Picked {
     after = Math.max(after, this.goneUpTo);
@@ -269,8 +269,8 @@ export class EntryRun {
     const hi = firstAfter(this.entries, lo, upTo);
     if (hi - lo <= SCAN_MOST) return scan(this.entries, lo, hi, queue);
     this.usedAt = Date.now();
-    // Scanning the run costs about what indexing it does: index it once
-    // long picks have scanned as many entries as it holds.
+    // Indexing the run costs about one pass over it: index it once long
+    // picks have scanned as many entries as it holds.
     if (!this.index && (this.scanned += hi - lo) > this.size) this.indexAll();
     return this.index ? this.index.pick(queue, after, upTo) : scan(this.entries, lo, hi, queue);
   }
