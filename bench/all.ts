@@ -2,13 +2,14 @@
 // output passes through, and the figure lines they end with
 // ("<name>: ratio <r> (goal <g>)" or "<name>: <value> (goal <g>)", each at
 // the start of its line) are repeated at the end, after the machine's core
-// count, with how long each benchmark and the whole run took. With BENCH_POSTGRES_URL, every benchmark
-// that has a PostgreSQL series runs it too.
+// count, with how long each benchmark and the whole run took. With
+// BENCH_POSTGRES_URL, every benchmark that has a PostgreSQL series runs it too.
 //   npm run bench        (about 30 minutes on 2 cores with BENCH_POSTGRES_URL)
 import { spawn } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { isFigure } from './open-loop';
 
 // With BENCH_REDIS_URL (a Redis of its own: the cluster benchmark counts every
 // command it runs) as well, the several-process figures too.
@@ -30,7 +31,7 @@ function run(name: string): Promise<string[]> {
   const figures: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     process.stdout.write(`${line}\n`);
-    if (/^\S.* \(goal [^)]+\)$/.test(line)) figures.push(line);
+    if (isFigure(line)) figures.push(line);
   });
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>

@@ -138,6 +138,11 @@ export function figure(name: string, value: string, goal: string): string {
   return `${name}: ${value} (goal ${goal})`;
 }
 
+/** Whether an output line is a figure: one that starts its line (detail lines are indented) and ends with its goal. */
+export function isFigure(line: string): boolean {
+  return /^\S.* \(goal [^)]+\)$/.test(line);
+}
+
 /** The median of values, with their smallest and largest. */
 export function spread(values: number[]): { median: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);

@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { isFigure } from './open-loop';
 
 const readme = join(__dirname, '..', '..', 'README.md');
 const start = '<!-- bench-figures:start -->';
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     .slice(mark + 1)
     .split('\n')
     .slice(1);
-  const figures = block.filter((line) => /^\S.* \(goal [^)]+\)$/.test(line));
+  const figures = block.filter(isFigure);
   const duration = block.find((line) => line.startsWith('bench duration: '));
   const postgres =
     Boolean(process.env.BENCH_POSTGRES_URL) || figures.some((line) => /postgresql/i.test(line));

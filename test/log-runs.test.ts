@@ -4,8 +4,13 @@
 // users left out, to its realm's public queues when it follows them) whose
 // event, or fallback event, is of a type it asked for, in order, and learns
 // of a drop of its queue in the stretch asked for.
-import { EntryRun, type Picked, type Picker } from '../src/events/log-runs';
-import type { EntryData, LogEntry } from '../src/events/redis-log';
+import {
+  EntryRun,
+  type EntryData,
+  type LogEntry,
+  type Picked,
+  type Picker,
+} from '../src/events/log-runs';
 import type { Publication, QueueOptions } from '../src/events/queues';
 
 /** A small deterministic generator (mulberry32), so that a failure can be run again. */

@@ -107,12 +107,11 @@ function typesOf(publication: Publication): string[] {
   return other === undefined || other === event.type ? [event.type] : [event.type, other];
 }
 
-/** Whether a queue with these options can get an event from the publication of `entry`. */
-function wanted(entry: LogEntry, options: QueueOptions): boolean {
-  return (
-    entry.data.k === 'p' &&
-    (options.eventTypes === null || typesOf(entry.data.p).some((type) => wantsType(options, type)))
-  );
+/** Whether a queue with these options can get an event of the publication's types. */
+function wanted(publication: Publication, options: QueueOptions): boolean {
+  if (options.eventTypes === null || wantsType(options, publication.event.type)) return true;
+  const other = publication.fallback?.event?.type;
+  return other !== undefined && wantsType(options, other);
 }
 
 /** Lists of entries in order, by event type. */
@@ -192,7 +191,8 @@ function scan(entries: LogEntry[], lo: number, hi: number, queue: Picker): Picke
     const entry = entries[i];
     const { data } = entry;
     if (data.k === 'd' && data.q.includes(queue.id)) return 'dropped';
-    if (entryReaches(entry, queue.options) && wanted(entry, queue.options)) picked.push(entry);
+    if (data.k === 'p' && entryReaches(entry, queue.options) && wanted(data.p, queue.options))
+      picked.push(entry);
   }
   return picked;
 }

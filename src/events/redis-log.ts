@@ -9,8 +9,6 @@ import type Redis from 'ioredis';
 import { sharedFinalizing, type MessageEventHooks, type Publication } from './queues';
 import { EntryRun, type EntryData, type LogEntry, type Picked, type Picker } from './log-runs';
 
-export type { EntryData, LogEntry } from './log-runs';
-
 /**
  * The event ID of a stream ID `<ms>-<seq>`: ms * 1000 + seq (the append
  * script keeps seq below 1000), below 2^53 until the year 2255.

@@ -45,9 +45,9 @@ import {
   LogWindow,
   OlderEntries,
   streamId,
-  type LogEntry,
   type RawEntry,
 } from './redis-log';
+import type { LogEntry } from './log-runs';
 import { LogPublisher, type PublicationReport } from './redis-publisher';
 import { defineScripts, runScript } from './redis-scripts';
 import { Waiter, Waiters, type CachedQueue } from './redis-waiters';

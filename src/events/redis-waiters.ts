@@ -5,7 +5,7 @@
 import { addTo, removeFrom } from './indexes';
 import { ParkedPoll } from './parked';
 import type { QueueOptions, QueuedEvent } from './queues';
-import type { LogEntry } from './redis-log';
+import type { LogEntry } from './log-runs';
 
 /** A queue as a process knows it after its first poll there (options never change). */
 export interface CachedQueue {
