@@ -3,7 +3,8 @@
 //  - delivery: BENCH_QUEUES event queues (100, 1,000 and 5,000 in turn,
 //    spread evenly over the 50 subscribers of a channel), registered and
 //    long-polled half on each of two processes; one message at a time is sent
-//    through the first process and the time from sending to the last of the
+//    through the first process, once every poll waits in its server again
+//    (the servers' own count), and the time from sending to the last of the
 //    polls answered is measured, over BENCH_ROUNDS messages (p50, p99; the
 //    goal is under 50 ms). The send's own time (commit included) is printed
 //    beside it: the events are queued before it answers, so commit -> last
@@ -20,7 +21,10 @@
 //    rate limits' included, are printed too. The same delivery to one
 //    process keeping its queues in memory (no Redis) gives the CPU time per
 //    delivered event to compare the servers' and Redis's with (goal: the
-//    memory store's at least 0.7 of theirs).
+//    memory store's at least 0.7 of theirs). Each delivery runs
+//    BENCH_DELIVERY_REPEATS (3) times, in turn with the memory store's, so
+//    that the machine's changing load falls on both alike: the CPU ratio is
+//    the median of the pairs, printed with their spread.
 //  - scaling: authenticated GET /users/me through `npm run cluster` with one
 //    worker, then two, under the same load (autocannon); prints both and the
 //    factor.
@@ -42,13 +46,15 @@ import {
   type BenchUser,
   type Started,
 } from './load';
-import { percentile, spread, withSpread } from './open-loop';
+import { alternately, percentile, spread, withSpread } from './open-loop';
 
 const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 const redisUrl = process.env.BENCH_REDIS_URL || '';
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const connections = Number(process.env.BENCH_CONNECTIONS || 50);
 const rounds = Number(process.env.BENCH_ROUNDS || 50);
+/** How many times each delivery runs, on Redis and on the memory store in turn. */
+const repeats = Number(process.env.BENCH_DELIVERY_REPEATS || 3);
 /** The numbers of waiting queues each delivery is measured with. */
 const queueCounts = (process.env.BENCH_QUEUES || '100,1000,5000').split(',').map(Number);
 const subscribers = 50;
@@ -224,12 +230,27 @@ function callsBetween(before: Map<string, number>, after: Map<string, number>) {
 const sum = (calls: Map<string, number>) =>
   [...calls].reduce((total, [name, n]) => (name === LOG_ENTRIES ? total : total + n), 0);
 
-/** Waits (up to 30 s) until every queue has a poll out, then leaves the polls a moment to park. */
-async function untilAllWaiting(polls: ReturnType<typeof pollAll>): Promise<void> {
+/**
+ * Waits (up to 30 s) until every queue has a poll out and every poll waits
+ * in its server (the servers' own count, asked over their IPC channels), so
+ * that a round starts with every poll parked, and no idle time is counted
+ * beyond what reaching that state takes.
+ */
+async function untilAllWaiting(
+  polls: ReturnType<typeof pollAll>,
+  setup: Setup,
+  count: number,
+): Promise<void> {
   const deadline = performance.now() + 30_000;
-  while (!polls.allWaiting() && performance.now() < deadline)
-    await new Promise((done) => setTimeout(done, 10));
-  await new Promise((done) => setTimeout(done, 300));
+  const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+  while (!polls.allWaiting() && performance.now() < deadline) await pause(1);
+  // The servers are asked less often: each question costs them a little CPU.
+  const parked = async () =>
+    (await Promise.all(setup.servers.map((server) => server.waiting()))).reduce(
+      (total, n) => total + n,
+      0,
+    ) === count;
+  while (!(await parked()) && performance.now() < deadline) await pause(5);
 }
 
 /** How long the idle window is in which upkeep is counted. */
@@ -289,12 +310,12 @@ async function delivery(setup: Setup, owner: BenchUser, users: BenchUser[], coun
   const toLast: number[] = [];
   const sendTimes: number[] = [];
   const readings: Map<string, number>[] = [];
-  await untilAllWaiting(polls);
+  await untilAllWaiting(polls, setup, count);
   const idle = setup.redis ? await idleCalls(setup) : null;
   const cpuBefore = await cpuNow(setup);
   try {
     for (let round = 0; round <= rounds; round++) {
-      await untilAllWaiting(polls);
+      await untilAllWaiting(polls, setup, count);
       if (setup.redis) readings.push(await commandCalls(setup.redis, setup.logKey));
       if (round === rounds) break;
       const started = performance.now();
@@ -350,44 +371,76 @@ async function delivery(setup: Setup, owner: BenchUser, users: BenchUser[], coun
   };
 }
 
-/** Prints one delivery's times, and the Redis commands per message with the busiest commands. */
-function printDelivery(
-  count: number,
-  result: Awaited<ReturnType<typeof delivery>>,
-  memory: Awaited<ReturnType<typeof delivery>>,
-): string[] {
-  const toLast = [...result.toLast].sort((a, b) => a - b);
-  const sendTimes = [...result.sendTimes].sort((a, b) => a - b);
+type Delivery = Awaited<ReturnType<typeof delivery>>;
+
+/** The runs of one delivery taken together: their times and readings in one list each. */
+function together(runs: Delivery[]) {
+  const all = <
+    K extends
+      'toLast' | 'sendTimes' | 'perRound' | 'perEvent' | 'withUpkeepPerEvent' | 'allPerEvent',
+  >(
+    key: K,
+  ) => runs.flatMap((run) => run[key]);
+  const byCommand = new Map<string, number>();
+  for (const run of runs)
+    for (const [name, n] of run.byCommand) byCommand.set(name, (byCommand.get(name) ?? 0) + n);
+  return {
+    toLast: all('toLast').sort((a, b) => a - b),
+    sendTimes: all('sendTimes').sort((a, b) => a - b),
+    perRound: all('perRound'),
+    perEvent: all('perEvent'),
+    withUpkeepPerEvent: all('withUpkeepPerEvent'),
+    allPerEvent: all('allPerEvent'),
+    byCommand,
+  };
+}
+
+/**
+ * Prints one delivery's times, and the Redis commands per message with the
+ * busiest commands, over `runs` of the two processes on Redis, each beside
+ * the run of the memory store made after it (`memory`).
+ */
+function printDelivery(count: number, runs: Delivery[], memory: Delivery[]): string[] {
+  const result = together(runs);
+  const { toLast, sendTimes } = result;
+  const messages = rounds * runs.length;
   const ms = (n: number) => `${n.toFixed(1)} ms`;
   const busiest = [...result.byCommand]
     .filter(([name]) => name !== LOG_ENTRIES)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
-    .map(([name, n]) => `${name} ${(n / rounds).toFixed(1)}`)
+    .map(([name, n]) => `${name} ${(n / messages).toFixed(1)}`)
     .join(', ');
-  const entries = ((result.byCommand.get(LOG_ENTRIES) ?? 0) / rounds).toFixed(1);
-  const cpu = result.cpuPerEvent;
-  const cpuRatio = memory.cpuPerEvent.servers / (cpu.servers + cpu.redis);
+  const entries = ((result.byCommand.get(LOG_ENTRIES) ?? 0) / messages).toFixed(1);
+  const us = (values: number[]) => withSpread(values, 1);
+  const servers = runs.map((run) => run.cpuPerEvent.servers);
+  const redis = runs.map((run) => run.cpuPerEvent.redis);
+  const alone = memory.map((run) => run.cpuPerEvent.servers);
+  const cpuRatios = runs.map(
+    (run, i) => alone[i] / (run.cpuPerEvent.servers + run.cpuPerEvent.redis),
+  );
+  const idle = runs[0].idle;
   process.stdout.write(
-    `delivery of one message to ${count} waiting queues on 2 processes, ${rounds} messages\n` +
+    `delivery of one message to ${count} waiting queues on 2 processes, ${runs.length} runs of ${rounds} messages, each run beside one of the memory store\n` +
       `  send -> last poll answered   p50 ${ms(percentile(toLast, 50))}   p99 ${ms(percentile(toLast, 99))}\n` +
       `  send answered (commit, events queued)   p50 ${ms(percentile(sendTimes, 50))}   p99 ${ms(percentile(sendTimes, 99))}\n` +
       `  Redis commands per message, rate limits of the polls included (median, min-max over the messages): ${withSpread(result.perRound, 0)}; log entries per message ${entries}; busiest: ${busiest}\n` +
       `  the event queues' commands per published event, upkeep included (median, min-max): ${withSpread(result.withUpkeepPerEvent, 1)}\n` +
-      (result.idle
-        ? `  with every poll waiting and nothing sent, per second over ${IDLE_MS / 1000} s: upkeep ${result.idle.upkeep.toFixed(1)} commands (both processes), rate limits ${result.idle.rateLimits.toFixed(1)}, the rest ${result.idle.rest.toFixed(1)} (log reads renewed), log entries ${result.idle.entries}\n`
+      (idle
+        ? `  with every poll waiting and nothing sent, per second over ${IDLE_MS / 1000} s (first run): upkeep ${idle.upkeep.toFixed(1)} commands (both processes), rate limits ${idle.rateLimits.toFixed(1)}, the rest ${idle.rest.toFixed(1)} (log reads renewed), log entries ${idle.entries}\n`
         : '') +
-      `  CPU per delivered event: servers ${cpu.servers.toFixed(1)} us + Redis ${cpu.redis.toFixed(1)} us; one process with the memory store ${memory.cpuPerEvent.servers.toFixed(1)} us\n`,
+      `  CPU per delivered event (median, min-max over the runs): servers ${us(servers)} us + Redis ${us(redis)} us; one process with the memory store ${us(alone)} us\n`,
   );
   const perEvent = spread(result.perEvent);
   const allPerEvent = spread(result.allPerEvent);
-  const range = ({ min, max }: { min: number; max: number }) =>
-    `min-max over the messages ${min.toFixed(1)}-${max.toFixed(1)}`;
+  const cpu = spread(cpuRatios);
+  const range = ({ min, max }: { min: number; max: number }, over: string, digits = 1) =>
+    `min-max over the ${over} ${min.toFixed(digits)}-${max.toFixed(digits)}`;
   return [
     `one message to ${count} waiting queues on 2 processes, p99 send -> last answered: ${ms(percentile(toLast, 99))} (goal <= 50 ms)`,
-    `redis commands per published event, event queues, upkeep apart, ${count} queues on 2 processes: ratio ${perEvent.median.toFixed(1)}, ${range(perEvent)} (goal <= 4)`,
-    `redis commands per published event, upkeep and rate limits included, ${count} queues on 2 processes: ratio ${allPerEvent.median.toFixed(1)}, ${range(allPerEvent)} (goal <= 4)`,
-    `cpu per delivered event, ${count} queues, memory store / 2 processes and Redis: ratio ${cpuRatio.toFixed(2)} (goal >= 0.7)`,
+    `redis commands per published event, event queues, upkeep apart, ${count} queues on 2 processes: ratio ${perEvent.median.toFixed(1)}, ${range(perEvent, 'messages')} (goal <= 4)`,
+    `redis commands per published event, upkeep and rate limits included, ${count} queues on 2 processes: ratio ${allPerEvent.median.toFixed(1)}, ${range(allPerEvent, 'messages')} (goal <= 4)`,
+    `cpu per delivered event, ${count} queues, memory store / 2 processes and Redis: ratio ${cpu.median.toFixed(2)}, ${range(cpu, `${runs.length} runs`, 2)} (goal >= 0.7)`,
   ];
 }
 
@@ -456,10 +509,11 @@ async function main(): Promise<void> {
       for (const count of queueCounts) {
         // A machine too small for a number of queues fails it; the others are still measured.
         try {
-          const result = await delivery(shared, owner, users, count);
-          figures.push(
-            ...printDelivery(count, result, await delivery(memory, owner, users, count)),
-          );
+          const [runs, alone] = await alternately(repeats, [
+            () => delivery(shared, owner, users, count),
+            () => delivery(memory, owner, users, count),
+          ]);
+          figures.push(...printDelivery(count, runs, alone));
         } catch (error) {
           figures.push(`delivery to ${count} queues failed: ${(error as Error).message}`);
           process.stdout.write(`${figures[figures.length - 1]}\n`);

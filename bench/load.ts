@@ -1,6 +1,6 @@
 // What the benchmarks share: starting the servers of servers.ts in child
 // processes, driving them with autocannon, and printing results.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type Serializable } from 'node:child_process';
 import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -35,6 +35,8 @@ export interface Started {
   info: ServerInfo;
   /** Asks the child for its usage (over the IPC channel). */
   usage(): Promise<Usage>;
+  /** Asks a chat or peer child how many polls wait in it (over the IPC channel). */
+  waiting(): Promise<number>;
 }
 
 /** How many log lines of a server child are shown. */
@@ -52,7 +54,7 @@ export function startServer(
   benchDir = __dirname,
 ): Promise<Started> {
   const profile =
-    kind === 'chat' && process.env.BENCH_PROFILE_DIR
+    (kind === 'chat' || kind === 'peer') && process.env.BENCH_PROFILE_DIR
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
       : [];
   const child = spawn(
@@ -72,34 +74,42 @@ export function startServer(
     if (logged > LOG_LINES_SHOWN)
       process.stderr.write(`[${kind}] ${logged - LOG_LINES_SHOWN} more log lines\n`);
   });
-  // Usage travels over the IPC channel, apart from anything the child prints.
-  const usage = (): Promise<Usage> =>
-    new Promise((resolve) => {
-      const listener = (message: Partial<Usage>) => {
-        if (message?.heap === undefined) return;
-        child.off('message', listener);
-        resolve(message as Usage);
-      };
-      child.on('message', listener);
-      child.send('usage');
-    });
+  // Usage and waiting polls travel over the IPC channel, apart from anything the child prints.
+  const usage = () => ask<Usage>(child, 'usage', (reply) => reply?.heap !== undefined);
+  const waiting = async () =>
+    (await ask<{ waiting: number }>(child, 'waiting', (reply) => reply?.waiting !== undefined))
+      .waiting;
   return new Promise((resolve, reject) => {
-    next().then((line) => resolve({ child, info: JSON.parse(line), usage }));
+    next().then((line) => resolve({ child, info: JSON.parse(line), usage, waiting }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
 }
 
-/** Asks a chat server child for `count` more members; answers their credentials. */
-export function addUsers(server: Started, count: number): Promise<BenchUser[]> {
+/** Sends `question` to a child over its IPC channel; resolves with the first reply that `isAnswer`. */
+function ask<T>(
+  child: ChildProcess,
+  question: Serializable,
+  isAnswer: (reply: Partial<T> | undefined) => boolean,
+): Promise<T> {
   return new Promise((resolve) => {
-    const listener = (message: { users?: BenchUser[] }) => {
-      if (!message?.users) return;
-      server.child.off('message', listener);
-      resolve(message.users);
+    const listener = (reply: Partial<T> | undefined) => {
+      if (!isAnswer(reply)) return;
+      child.off('message', listener);
+      resolve(reply as T);
     };
-    server.child.on('message', listener);
-    server.child.send({ addUsers: count });
+    child.on('message', listener);
+    child.send(question);
   });
+}
+
+/** Asks a chat server child for `count` more members; answers their credentials. */
+export async function addUsers(server: Started, count: number): Promise<BenchUser[]> {
+  const reply = await ask<{ users: BenchUser[] }>(
+    server.child,
+    { addUsers: count },
+    (message) => message?.users !== undefined,
+  );
+  return reply.users;
 }
 
 /** HTTP basic credentials for `user`. */

@@ -21,7 +21,8 @@
 // Each prints one JSON line with its port (and credentials) when ready, and
 // answers "usage" on its IPC channel (or SIGUSR2, on stdout) with its CPU
 // microseconds (user + system) before and after a full garbage collection,
-// and the heap after it.
+// and the heap after it; chat and peer answer "waiting" with the polls
+// waiting in them.
 import { createServer, type ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -183,6 +184,7 @@ async function chat(): Promise<void> {
     RATE_LIMIT_USER_REQUESTS: '100000000',
   });
   const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
+  answerWaiting(server.services);
   const { realm, owner } = await doCreateRealm(server.services, {
     name: 'Bench',
     owner: { email: 'owner@example.com', fullName: 'Owner', password: 'bench-password' },
@@ -208,7 +210,15 @@ async function peer(): Promise<void> {
     RATE_LIMIT_USER_REQUESTS: '100000000',
   });
   const server = await startServer({ ...config, port: 0 }, createLogger(config.logLevel));
+  answerWaiting(server.services);
   process.stdout.write(`${JSON.stringify({ port: Number(new URL(server.url).port) })}\n`);
+}
+
+/** Asked "waiting" over the IPC channel, answers { waiting } with the polls waiting in this process. */
+function answerWaiting(services: Services): void {
+  process.on('message', (message) => {
+    if (message === 'waiting') process.send?.({ waiting: services.queues.waitingPolls() });
+  });
 }
 
 async function floorServer(): Promise<void> {

@@ -185,12 +185,14 @@ export class MemoryQueueStore implements EventQueueStore {
 
   stats(): QueueStats {
     let events = 0;
-    let waitingPolls = 0;
-    for (const queue of this.queues.values()) {
-      events += queue.events.length;
-      if (queue.waiter) waitingPolls++;
-    }
-    return { queues: this.queues.size, events, waitingPolls };
+    for (const queue of this.queues.values()) events += queue.events.length;
+    return { queues: this.queues.size, events, waitingPolls: this.waitingPolls() };
+  }
+
+  waitingPolls(): number {
+    let waiting = 0;
+    for (const queue of this.queues.values()) if (queue.waiter) waiting++;
+    return waiting;
   }
 
   sweep(now = Date.now()): void {

@@ -373,6 +373,8 @@ export interface EventQueueStore {
   close(): Promise<void>;
   /** How many queues, events and waiting polls the store holds, counted when asked (for /metrics). */
   stats(): QueueStats | Promise<QueueStats>;
+  /** How many polls wait in this process now (stats' waitingPolls, without counting the rest). */
+  waitingPolls(): number;
   /** What became of publications that could not be delivered at once, counted in this process. */
   publicationStats(): PublicationStats;
 }

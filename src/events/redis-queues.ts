@@ -306,6 +306,10 @@ export class RedisQueueStore implements EventQueueStore {
     return { queues, events, waitingPolls: this.waiters.size };
   }
 
+  waitingPolls(): number {
+    return this.waiters.size;
+  }
+
   publicationStats(): PublicationStats {
     return this.publisher.stats(this.marks.stats);
   }

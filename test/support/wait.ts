@@ -57,12 +57,12 @@ export async function within<T>(
 }
 
 interface HasQueues {
-  services: { queues: { stats(): { waitingPolls: number } | Promise<{ waitingPolls: number }> } };
+  services: { queues: { waitingPolls(): number } };
 }
 
 /** How many polls are parked on GET /events in `server`'s process. */
 export async function parkedPolls(server: HasQueues): Promise<number> {
-  return (await server.services.queues.stats()).waitingPolls;
+  return server.services.queues.waitingPolls();
 }
 
 /** Waits until at least `count` polls are parked on GET /events in `server`'s process. */
