@@ -24,7 +24,9 @@
 //    memory store's at least 0.7 of theirs). Each delivery runs
 //    BENCH_DELIVERY_REPEATS (3) times, in turn with the memory store's, so
 //    that the machine's changing load falls on both alike: the CPU ratio is
-//    the median of the pairs, printed with their spread.
+//    the median of the pairs, printed with their spread. At the smallest
+//    number of queues, the first process alone on Redis runs beside them:
+//    what the Redis store costs apart from sharing queues between processes.
 //  - scaling: authenticated GET /users/me through `npm run cluster` with one
 //    worker, then two, under the same load (autocannon); prints both and the
 //    factor.
@@ -444,6 +446,15 @@ function printDelivery(count: number, runs: Delivery[], memory: Delivery[]): str
   ];
 }
 
+/** Prints the CPU per delivered event of one process on Redis, beside the memory store's. */
+function printSingle(count: number, runs: Delivery[], memory: Delivery[]): void {
+  const cpu = runs.map((run) => run.cpuPerEvent.servers + run.cpuPerEvent.redis);
+  const ratios = runs.map((_, i) => memory[i].cpuPerEvent.servers / cpu[i]);
+  process.stdout.write(
+    `  one process on Redis with all ${count} queues (median, min-max over ${runs.length} runs): CPU per delivered event ${withSpread(cpu, 1)} us, server and Redis; memory store / it ${withSpread(ratios, 2)}\n`,
+  );
+}
+
 async function scaling(env: Record<string, string>, owner: BenchUser): Promise<void> {
   const results = [];
   for (const workers of [1, 2]) {
@@ -506,14 +517,19 @@ async function main(): Promise<void> {
       await subscribeAll(first.info.port, new Agent(), owner, 'bench', users);
       const shared = { servers: [first, second], redis, logKey: `${env.REDIS_KEY_PREFIX}log` };
       const memory = { servers: [alone], redis: null, logKey: '' };
+      // The first process alone on Redis, at the smallest number of queues:
+      // what the Redis store costs apart from sharing the queues between processes.
+      const single = { ...shared, servers: [first] };
       for (const count of queueCounts) {
         // A machine too small for a number of queues fails it; the others are still measured.
         try {
-          const [runs, alone] = await alternately(repeats, [
+          const [runs, alone, one] = await alternately(repeats, [
             () => delivery(shared, owner, users, count),
             () => delivery(memory, owner, users, count),
+            ...(count === queueCounts[0] ? [() => delivery(single, owner, users, count)] : []),
           ]);
           figures.push(...printDelivery(count, runs, alone));
+          if (one) printSingle(count, one, alone);
         } catch (error) {
           figures.push(`delivery to ${count} queues failed: ${(error as Error).message}`);
           process.stdout.write(`${figures[figures.length - 1]}\n`);
