@@ -44,8 +44,8 @@ const LOG_LINES_SHOWN = 20;
 
 /**
  * Starts `servers.js <kind>` with extra environment and resolves when it is
- * ready. With BENCH_PROFILE_DIR set, the chat server writes a CPU profile
- * there when it stops.
+ * ready. With BENCH_PROFILE_DIR set, chat and peer servers write a CPU
+ * profile there when they stop.
  */
 export function startServer(
   kind: 'bare' | 'koa' | 'fanout' | 'chat' | 'peer' | 'floor',
