@@ -418,9 +418,7 @@ function printDelivery(count: number, runs: Delivery[], memory: Delivery[]): str
   const servers = runs.map((run) => run.cpuPerEvent.servers);
   const redis = runs.map((run) => run.cpuPerEvent.redis);
   const alone = memory.map((run) => run.cpuPerEvent.servers);
-  const cpuRatios = runs.map(
-    (run, i) => alone[i] / (run.cpuPerEvent.servers + run.cpuPerEvent.redis),
-  );
+  const cpuRatios = memoryOver(runs, memory);
   const idle = runs[0].idle;
   process.stdout.write(
     `delivery of one message to ${count} waiting queues on 2 processes, ${runs.length} runs of ${rounds} messages, each run beside one of the memory store\n` +
@@ -446,12 +444,19 @@ function printDelivery(count: number, runs: Delivery[], memory: Delivery[]): str
   ];
 }
 
+/** The servers' and Redis's CPU per delivered event of each run. */
+const cpuOf = (runs: Delivery[]) =>
+  runs.map((run) => run.cpuPerEvent.servers + run.cpuPerEvent.redis);
+
+/** Per pair of runs, the memory store's CPU per delivered event over that of the run on Redis. */
+function memoryOver(runs: Delivery[], memory: Delivery[]): number[] {
+  return cpuOf(runs).map((cpu, i) => memory[i].cpuPerEvent.servers / cpu);
+}
+
 /** Prints the CPU per delivered event of one process on Redis, beside the memory store's. */
 function printSingle(count: number, runs: Delivery[], memory: Delivery[]): void {
-  const cpu = runs.map((run) => run.cpuPerEvent.servers + run.cpuPerEvent.redis);
-  const ratios = runs.map((_, i) => memory[i].cpuPerEvent.servers / cpu[i]);
   process.stdout.write(
-    `  one process on Redis with all ${count} queues (median, min-max over ${runs.length} runs): CPU per delivered event ${withSpread(cpu, 1)} us, server and Redis; memory store / it ${withSpread(ratios, 2)}\n`,
+    `  one process on Redis with all ${count} queues (median, min-max over ${runs.length} runs): CPU per delivered event ${withSpread(cpuOf(runs), 1)} us, server and Redis; memory store / it ${withSpread(memoryOver(runs, memory), 2)}\n`,
   );
 }
 

@@ -100,17 +100,22 @@ function merged(a: LogEntry[], b: LogEntry[]): LogEntry[] {
   return out;
 }
 
-/** The types of event a publication can give a queue: its event's, and its fallback's. */
-function typesOf(publication: Publication): string[] {
-  const { event, fallback } = publication;
-  const other = fallback?.event?.type;
-  return other === undefined || other === event.type ? [event.type] : [event.type, other];
+/** The type of a publication's fallback event, when it has one of another type than its event. */
+function fallbackType(publication: Publication): string | undefined {
+  const other = publication.fallback?.event?.type;
+  return other === publication.event.type ? undefined : other;
 }
 
-/** Whether a queue with these options can get an event of the publication's types. */
+/** The types of event a publication can give a queue: its event's, and its fallback's. */
+function typesOf(publication: Publication): string[] {
+  const other = fallbackType(publication);
+  return other === undefined ? [publication.event.type] : [publication.event.type, other];
+}
+
+/** Whether a queue with these options can get an event of the publication's types (no list made). */
 function wanted(publication: Publication, options: QueueOptions): boolean {
   if (options.eventTypes === null || wantsType(options, publication.event.type)) return true;
-  const other = publication.fallback?.event?.type;
+  const other = fallbackType(publication);
   return other !== undefined && wantsType(options, other);
 }
 

@@ -303,7 +303,7 @@ export class RedisQueueStore implements EventQueueStore {
       this.link.command.zcard(this.link.key('seen')),
       this.link.command.xlen(this.link.key('log')),
     ]);
-    return { queues, events, waitingPolls: this.waiters.size };
+    return { queues, events, waitingPolls: this.waitingPolls() };
   }
 
   waitingPolls(): number {
