@@ -6,27 +6,18 @@ import { ApiError } from '../errors';
 import { fileTooLarge } from '../lib/uploads/uploads';
 import { MAX_AVATAR_FILE_SIZE_MIB } from '../lib/users/avatars';
 import { ownUserData } from '../lib/users/profile-fields';
-import { avatarUrl, presentUser, realmHost } from '../lib/users/users';
+import { avatarUrl, presentOwnUser, realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap } from './types';
 
 /** The requesting user, as they see themself, with their custom profile field values. */
 export const getOwnUser: Handler<'get-own-user'> = async ({ services, user, realm }) => {
   const { maxMessageId, profileData } = await services.db.read((db) => ownUserData(db, user.id));
-  const { bot_type, ...me } = presentUser(
-    user,
+  return presentOwnUser(
     user,
     realmHost(realm, services.config.externalUrl),
-    { clientGravatar: false },
+    profileData,
+    maxMessageId,
   );
-  // As in Zulip, only a bot's answer names its type and owner.
-  const bot = user.isBot ? { bot_type, bot_owner_id: user.botOwnerId } : {};
-  return {
-    ...me,
-    ...bot,
-    delivery_email: user.email,
-    profile_data: profileData,
-    max_message_id: maxMessageId,
-  };
 };
 
 /** Deactivates the requester's own account. */

@@ -81,12 +81,16 @@ async function readText(ctx: Koa.Context): Promise<string> {
       ctx.set('Connection', 'close');
       reject(bodyTooLarge());
     };
-    ctx.req.on('data', onData);
-    ctx.req.once('end', () => resolve(received));
     const failed = () =>
       reject(badRequest('Malformed request body: the connection closed before its end'));
+    ctx.req.on('data', onData);
+    ctx.req.once('end', () => {
+      // Every request closes after its end; an error built then would be thrown away.
+      ctx.req.off('close', failed);
+      resolve(received);
+    });
     ctx.req.once('error', failed);
-    ctx.req.once('close', failed); // after 'end' this changes nothing
+    ctx.req.once('close', failed);
   });
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));

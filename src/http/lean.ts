@@ -17,6 +17,7 @@ import { EventStream } from '../events/stream';
 import { errorAnswer } from './envelope';
 import { writeEventStream, type StreamStats } from './event-stream';
 import { parseUrlencoded } from './form';
+import { hostOf, ipOf } from './request-origin';
 import { parkedBody, type Route, type RequestState } from './routes';
 import type { OperationSpec } from './spec';
 import type { Logger } from '../log';
@@ -38,35 +39,6 @@ export interface RequestRecorder {
     ms: number;
     userId?: number;
   }): void;
-}
-
-/** The first of a header's comma-separated values, trimmed. */
-function firstValue(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header.join(',') : header;
-  return value ? value.split(',', 1)[0].trim() : undefined;
-}
-
-/** The request's host as Koa reads it: X-Forwarded-Host from a trusted proxy, else Host. */
-function hostOf(req: IncomingMessage, trustProxy: boolean): string {
-  let host =
-    (trustProxy && firstValue(req.headers['x-forwarded-host'])) || firstValue(req.headers.host);
-  if (!host) return '';
-  // A Host holding userinfo ("user@host") is invalid; the URL parser takes the host out.
-  if (host.includes('@')) {
-    try {
-      host = new URL(`http://${host}`).host;
-    } catch {
-      return '';
-    }
-  }
-  return host;
-}
-
-/** The client's address as Koa reads it: the first X-Forwarded-For entry from a trusted proxy, else the socket's. */
-function ipOf(req: IncomingMessage, trustProxy: boolean): string {
-  return (
-    (trustProxy && firstValue(req.headers['x-forwarded-for'])) || req.socket.remoteAddress || ''
-  );
 }
 
 /** What the lean path shares between its requests. */

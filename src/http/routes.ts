@@ -18,6 +18,7 @@ import { requestBody, unsupportedMediaType, type RequestBody } from './body';
 import { writeEventStream, type StreamStats } from './event-stream';
 import { parseUrlencoded, type FormFields } from './form';
 import { parseParams, type ParsedParams } from './params';
+import { hostOf, ipOf } from './request-origin';
 import { requestSession, type RequestSession } from './session';
 import type { OperationSpec } from './spec';
 import type { RequestValidators } from './validators';
@@ -323,16 +324,21 @@ function handleStep(
   return handler(new HandlerRequest(services, input, auth, decoded));
 }
 
-/** Wrap: the success envelope around the handler's answer, encoded once. */
+/** What every success answer begins with. */
+const SUCCESS_HEAD = '{"result":"success","msg":""';
+
+/**
+ * Wrap: the success envelope around the handler's answer, encoded once. The
+ * answer's JSON is spliced after the envelope's members rather than spread
+ * into a new object with them: a spread copies member by member.
+ */
 function wrapStep(data: object, ignored: string[]): Buffer {
-  return Buffer.from(
-    successJson({
-      result: 'success',
-      msg: '',
-      ...data,
-      ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
-    }),
-  );
+  const json = successJson(data as Record<string, unknown>);
+  const members = json.length > 2 ? `,${json.slice(1, -1)}` : '';
+  const unsupported = ignored.length
+    ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`
+    : '';
+  return Buffer.from(`${SUCCESS_HEAD}${members}${unsupported}}`);
 }
 
 /**
@@ -426,9 +432,9 @@ function koaRoute(
       body: readBodyStep(op, requestBody(ctx)),
       files: () => uploadedFiles(ctx),
       authorization: ctx.req.headers.authorization || undefined,
-      // Read when asked: Koa works both out from the headers anew on each read.
-      ip: () => ctx.ip,
-      host: () => ctx.host,
+      // Read when asked, as Koa reads them, without Koa's getters' work on each read.
+      ip: () => ipOf(ctx.req, services.config.trustProxy),
+      host: () => hostOf(ctx.req, services.config.trustProxy),
       userAgent: ctx.req.headers['user-agent'],
       req: ctx.req,
       // Straight to node:http: Koa's ctx.set builds arrays to allow for several headers at once.

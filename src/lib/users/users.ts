@@ -122,18 +122,19 @@ export function avatarUrlMedium(target: AvatarFields): string {
   return `${gravatarUrl(target)}&s=500`;
 }
 
-/** The user object of the API (Part 2.4), as `viewer` may see it. */
-export function presentUser(
+/**
+ * The members every user object has but `bot_type`, as `viewer` may see them.
+ * The user objects are built as this one literal with their other members
+ * set after it, not spread in: a spread makes V8 copy member by member, and
+ * lists of thousands of users are built this way.
+ */
+function userFields(
   target: User,
   viewer: Pick<User, 'id' | 'role'>,
   host: string,
-  options: { clientGravatar: boolean; profileData?: Map<number, ProfileData> },
+  clientGravatar: boolean,
 ) {
   const visible = canSeeDeliveryEmail(viewer, target);
-  const profileData =
-    options.profileData && !target.isBot
-      ? { profile_data: options.profileData.get(target.id) ?? {} }
-      : {};
   return {
     user_id: target.id,
     delivery_email: visible ? target.email : null,
@@ -145,14 +146,65 @@ export function presentUser(
     is_admin: target.role <= Role.ADMINISTRATOR,
     is_guest: target.role === Role.GUEST,
     is_bot: target.isBot,
-    bot_type: target.botType as 1 | 2 | 3 | 4 | null,
-    ...(target.isBot ? { bot_owner_id: target.botOwnerId } : {}),
     role: target.role as 100 | 200 | 300 | 400 | 600,
     timezone: target.timezone,
-    avatar_url: avatarUrl(target, options.clientGravatar, visible),
+    avatar_url: avatarUrl(target, clientGravatar, visible),
     avatar_version: target.avatarVersion,
-    ...profileData,
   };
+}
+
+type BotType = 1 | 2 | 3 | 4 | null;
+
+/** The user object of the API (Part 2.4). */
+export type PresentedUser = ReturnType<typeof userFields> & {
+  bot_type: BotType;
+  bot_owner_id?: number | null;
+  profile_data?: ProfileData;
+};
+
+/** The user object of the API (Part 2.4), as `viewer` may see it. */
+export function presentUser(
+  target: User,
+  viewer: Pick<User, 'id' | 'role'>,
+  host: string,
+  options: { clientGravatar: boolean; profileData?: Map<number, ProfileData> },
+): PresentedUser {
+  const user = userFields(target, viewer, host, options.clientGravatar) as PresentedUser;
+  user.bot_type = target.botType as BotType;
+  if (target.isBot) user.bot_owner_id = target.botOwnerId;
+  else if (options.profileData) user.profile_data = options.profileData.get(target.id) ?? {};
+  return user;
+}
+
+/**
+ * The user as they see themself (GET /users/me): as Zulip has it, only a
+ * bot's names its type and owner; every one has its profile data and the
+ * highest message ID they have received.
+ */
+export function presentOwnUser(
+  user: User,
+  host: string,
+  profileData: ProfileData,
+  maxMessageId: number,
+) {
+  // One sees one's own delivery email.
+  const me = userFields(user, user, host, false) as Omit<
+    ReturnType<typeof userFields>,
+    'delivery_email'
+  > & {
+    delivery_email: string;
+    bot_type?: BotType;
+    bot_owner_id?: number | null;
+    profile_data: ProfileData;
+    max_message_id: number;
+  };
+  if (user.isBot) {
+    me.bot_type = user.botType as BotType;
+    me.bot_owner_id = user.botOwnerId;
+  }
+  me.profile_data = profileData;
+  me.max_message_id = maxMessageId;
+  return me;
 }
 
 /** One user's custom profile field values, keyed by field ID (Part 2.4 `profile_data`). */
