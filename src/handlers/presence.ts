@@ -2,6 +2,7 @@
 // GET /users/{user_id_or_email}/presence.
 import { doUpdatePresence } from '../actions/users/presence';
 import { ApiError } from '../errors';
+import { jsonText } from '../events/queues';
 import { readPresences, singleUserPresence } from '../lib/users/presence';
 import { accessUserByEmail, realmHost } from '../lib/users/users';
 import type { Handler, HandlerMap, Result } from './types';
@@ -16,7 +17,11 @@ export const updatePresence: Handler<'update-presence'> = async ({
   if (user.isBot) throw new ApiError('Presence is not supported for bots.');
   await doUpdatePresence(services, realm, user, params.status);
   const lastUpdateId = params.last_update_id ?? null;
-  const { presences, lastUpdateId: newest } = await services.db.read((db) =>
+  const {
+    presences,
+    presencesText,
+    lastUpdateId: newest,
+  } = await services.db.read((db) =>
     readPresences(
       db,
       services.presence,
@@ -27,14 +32,18 @@ export const updatePresence: Handler<'update-presence'> = async ({
         modern: lastUpdateId !== null || (params.slim_presence ?? false),
         externalUrl: services.config.externalUrl,
       },
-      { entries: !params.ping_only },
+      // Nearly everyone's entry goes into each answer: as JSON text, made once per change.
+      { entries: !params.ping_only, text: true },
     ),
   );
   if (params.ping_only) return { presence_last_update_id: newest };
-  // The legacy entry's `aggregated` key sits beside per-client keys; TypeScript
-  // cannot express that index signature exactly, the contract check can.
   return {
-    presences: presences as NonNullable<Result<'update-presence'>['presences']>,
+    presences:
+      presencesText !== undefined
+        ? jsonText(presencesText)
+        : // The legacy entry's `aggregated` key sits beside per-client keys; TypeScript
+          // cannot express that index signature exactly, the contract check can.
+          (presences as NonNullable<Result<'update-presence'>['presences']>),
     server_timestamp: Date.now() / 1000,
     presence_last_update_id: newest,
     zephyr_mirror_active: false,

@@ -23,6 +23,8 @@ export interface CachedPresence {
   dateJoined: Date;
   /** Shown to others: an active human with presence_enabled on. */
   shown: boolean;
+  /** The row's modern entry as JSON text, once an answer has needed it (a changed row is a new object). */
+  modernText?: string;
 }
 
 /** Milliseconds after which an organization's rows are read afresh. */

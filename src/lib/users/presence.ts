@@ -5,7 +5,7 @@ import type { User, UserPresence } from '../../../generated/prisma/sqlite/client
 import type { Db } from '../../db/client';
 import type { StateProvider } from '../state';
 import type { Realm } from '../../../generated/prisma/sqlite/client';
-import type { PresenceCache } from '../presence-cache';
+import type { CachedPresence, PresenceCache } from '../presence-cache';
 import { apiEmail, realmHost } from './users';
 
 /** The client capability under which presence events carry the modern `presences` map. */
@@ -70,10 +70,12 @@ export async function readPresences(
   cache: PresenceCache,
   realm: Pick<Realm, 'id' | 'stringId'>,
   query: PresenceQuery,
-  { entries = true }: { entries?: boolean } = {},
+  { entries = true, text = false }: { entries?: boolean; text?: boolean } = {},
 ) {
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0;
   const presences: Record<string, PresenceEntry> = {};
+  // With `text`, modern entries are answered as JSON text, each row's made once.
+  const texts: string[] | null = text && query.modern ? [] : null;
   let lastUpdateId = query.lastUpdateId ?? -1;
   if (!since && query.historyLimitDays <= 0) return { presences, lastUpdateId };
   const after = since ? query.lastUpdateId! : 0;
@@ -89,11 +91,10 @@ export async function readPresences(
       continue;
     if (r.lastUpdateId > lastUpdateId) lastUpdateId = r.lastUpdateId;
     if (!entries) continue;
-    const row = {
-      lastActiveTime: r.lastActiveTime,
-      lastConnectedTime: r.lastConnectedTime,
-      user: { dateJoined: r.dateJoined },
-    };
+    if (texts) {
+      texts.push((r.modernText ??= `"${r.userId}":${JSON.stringify(modernPresence(rowOf(r)))}`));
+      continue;
+    }
     const key = query.modern
       ? String(r.userId)
       : apiEmail(
@@ -105,9 +106,18 @@ export async function readPresences(
           },
           host,
         );
-    presences[key] = query.modern ? modernPresence(row) : legacyPresence(row);
+    presences[key] = query.modern ? modernPresence(rowOf(r)) : legacyPresence(rowOf(r));
   }
-  return { presences, lastUpdateId };
+  return { presences, presencesText: texts ? `{${texts.join(',')}}` : undefined, lastUpdateId };
+}
+
+/** What the two formats read of a cached row. */
+function rowOf(r: CachedPresence): Row {
+  return {
+    lastActiveTime: r.lastActiveTime,
+    lastConnectedTime: r.lastConnectedTime,
+    user: { dateJoined: r.dateJoined },
+  };
 }
 
 /** `presence`: everyone's presence, in the format the client asked for. */
