@@ -215,3 +215,20 @@ test('delivery and failure events applied to the initial state give what a fresh
   });
   expect(applied).toEqual(fresh.scheduled_messages);
 });
+
+test('a run with nothing due opens no write transaction', async () => {
+  const at = inAnHour() + 7200;
+  await schedule(cast.member, {
+    type: 'stream',
+    to: general,
+    topic: 'much later',
+    content: 'not due in this test',
+    scheduled_delivery_timestamp: at,
+  });
+  const writes = server.services.db.timing.writes;
+  expect(await tick(at - 60)).toBe(0);
+  expect(server.services.db.timing.writes).toBe(writes);
+  // Once due, the run claims and sends it, in write transactions.
+  expect(await tick(at)).toBe(1);
+  expect(server.services.db.timing.writes).toBeGreaterThan(writes);
+});

@@ -199,6 +199,15 @@ export async function doClaimDueScheduledMessages(
   limit = CLAIM_BATCH,
 ): Promise<number[]> {
   const until = new Date(now.getTime() + DELIVERY_CLAIM_MS);
+  const claimable = Prisma.sql`
+    "delivered" = ${false} AND "failed" = ${false} AND "scheduledTimestamp" <= ${now}
+    AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${now})`;
+  // Most runs find nothing due: a read tells them so without a write
+  // transaction (on SQLite, the lock every other write waits for).
+  const any = await services.db.read((db) =>
+    queryRows(db, Prisma.sql`SELECT 1 AS "due" FROM "ScheduledMessage" WHERE ${claimable} LIMIT 1`),
+  );
+  if (any.length === 0) return [];
   const lock =
     services.db.provider === 'postgresql' ? Prisma.sql`FOR UPDATE SKIP LOCKED` : Prisma.empty;
   const rows = await services.db.write((tx) =>
@@ -208,8 +217,7 @@ export async function doClaimDueScheduledMessages(
         UPDATE "ScheduledMessage" SET "claimToken" = ${token}, "claimedUntil" = ${until}
         WHERE "id" IN (
           SELECT "id" FROM "ScheduledMessage"
-          WHERE "delivered" = ${false} AND "failed" = ${false} AND "scheduledTimestamp" <= ${now}
-            AND ("claimedUntil" IS NULL OR "claimedUntil" <= ${now})
+          WHERE ${claimable}
           ORDER BY "scheduledTimestamp", "id"
           LIMIT ${limit}
           ${lock}
