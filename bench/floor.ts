@@ -55,13 +55,17 @@ export const FLAG_COLUMNS = [
   ['historical', 'historical'],
 ] as const;
 
-/** Answers `body` as JSON with `status`. */
+/**
+ * Answers `body` as JSON with `status`, encoded as the server encodes its
+ * answers: copied as Latin-1 when the text is ASCII alone, otherwise UTF-8.
+ */
 export function reply(res: ServerResponse, status: number, body: string): void {
+  const bytes = Buffer.from(body, Buffer.byteLength(body) === body.length ? 'latin1' : 'utf8');
   res.writeHead(status, {
     'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
+    'content-length': bytes.length,
   });
-  res.end(body);
+  res.end(bytes);
 }
 
 /** Answers an error envelope. */
