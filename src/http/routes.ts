@@ -342,11 +342,11 @@ function wrapStep(data: object, ignored: string[]): Buffer {
 }
 
 /**
- * `text` encoded as UTF-8. Most answers are ASCII alone (JSON escapes nothing
- * else of ours, and names and messages are often ASCII): when the UTF-8 length
- * equals the text's, each character is one byte, and copying them as Latin-1
- * gives the same bytes many times faster than Node's UTF-8 encoder (which
- * took a third of a millisecond for a presence answer of 130 KB).
+ * `text` encoded as UTF-8. Most answers are ASCII alone (names, topics and
+ * messages often are): when the UTF-8 length equals the text's, each
+ * character is one byte, and copying them as Latin-1 gives the same bytes
+ * many times faster than Node's UTF-8 encoder (which took a third of a
+ * millisecond for a presence answer of 130 KB).
  */
 function utf8(text: string): Buffer {
   return Buffer.from(text, Buffer.byteLength(text) === text.length ? 'latin1' : 'utf8');
