@@ -34,6 +34,9 @@ const databaseIndependent = [
   'log-runs',
 ];
 
+// Files about SQLite alone (its log's checkpoints): they run in the SQLite project only.
+const sqliteOnly = ['sqlite-checkpoints'];
+
 const projects = [
   { ...base, displayName: 'sqlite', setupFiles: ['<rootDir>/test/support/use-sqlite.js'] },
 ];
@@ -42,7 +45,9 @@ if (process.env.TEST_POSTGRES_URL) {
     ...base,
     displayName: 'postgresql',
     setupFiles: ['<rootDir>/test/support/use-postgres.js'],
-    testPathIgnorePatterns: databaseIndependent.map((name) => `/test/${name}\\.test\\.ts$`),
+    testPathIgnorePatterns: [...databaseIndependent, ...sqliteOnly].map(
+      (name) => `/test/${name}\\.test\\.ts$`,
+    ),
   });
 } else {
   process.stderr.write('TEST_POSTGRES_URL is not set: running the suite on SQLite only.\n');

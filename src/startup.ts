@@ -71,6 +71,7 @@ export async function createServices(
   const db = await openDatabase(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    warn: (what, fields) => log.warn(what, fields),
   });
   const limits: QueueLimits = {
     heartbeatMs: config.heartbeatSeconds * 1000,

@@ -7,6 +7,7 @@ import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sql
 import type { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
 import { ReadWriteLock } from './lock';
 import { CachingPgAdapter } from './pg-statements';
+import { SqliteCheckpointer } from './sqlite-checkpoints';
 import { CachingSqliteAdapter } from './sqlite-statements';
 import type { Statements } from './statements';
 import { parseDatabaseUrl } from './url';
@@ -35,6 +36,8 @@ export interface DatabaseOptions {
   connectTimeoutMs?: number;
   /** Milliseconds a transaction may run before it is rolled back. */
   transactionTimeoutMs?: number;
+  /** Where a problem that does not fail any one query is reported (SQLite's checkpoints). */
+  warn?: (what: string, fields: Record<string, unknown>) => void;
 }
 
 /**
@@ -116,6 +119,8 @@ export class Database {
     private readonly transactionTimeoutMs = 15_000,
     /** The adapter whose statements `queryRows` uses. */
     private readonly adapter: CachingSqliteAdapter | CachingPgAdapter | null = null,
+    /** On SQLite, what copies the log into the database file, off the event loop. */
+    readonly checkpointer: SqliteCheckpointer | null = null,
     /** The PostgreSQL pool the adapter runs on, closed with the database. */
     private readonly pool: Pool | null = null,
   ) {
@@ -194,6 +199,9 @@ export class Database {
 
   /** Closes the connections. */
   async close(): Promise<void> {
+    // The worker's connection closes first, so that the server's, closing
+    // last, copies what is left of the log and removes it.
+    await this.checkpointer?.stop();
     await this.client.$disconnect();
     await this.pool?.end();
   }
@@ -208,7 +216,12 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');
     await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
     await client.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
-    return new Database(client, 'sqlite', options.transactionTimeoutMs, adapter);
+    const checkpointer = await SqliteCheckpointer.start(
+      target.file,
+      adapter.connection!,
+      options.warn ?? (() => undefined),
+    );
+    return new Database(client, 'sqlite', options.transactionTimeoutMs, adapter, checkpointer);
   }
   // The pool is ours, so that raw queries run on it as prepared statements (pg-statements.ts).
   const pool = new Pool({
@@ -230,5 +243,5 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   // Both generated clients come from one schema and differ only in the provider's
   // name, so the SQLite client's type stands for both.
   const client = new PrismaClient({ adapter }) as unknown as Client;
-  return new Database(client, 'postgresql', options.transactionTimeoutMs, adapter, pool);
+  return new Database(client, 'postgresql', options.transactionTimeoutMs, adapter, null, pool);
 }

@@ -152,13 +152,14 @@ export class StatementCache implements Statements {
 export class CachingSqliteAdapter extends PrismaBetterSqlite3 {
   /** The connection's statements, once Prisma has connected. */
   statements: StatementCache | null = null;
+  /** The better-sqlite3 connection, once Prisma has connected. */
+  connection: BetterSqlite3.Database | null = null;
 
   override async connect() {
     const adapter = await super.connect();
-    this.statements = new StatementCache(
-      // The adapter keeps its better-sqlite3 connection in a field it does not declare.
-      (adapter as unknown as { client: BetterSqlite3.Database }).client,
-    );
+    // The adapter keeps its better-sqlite3 connection in a field it does not declare.
+    this.connection = (adapter as unknown as { client: BetterSqlite3.Database }).client;
+    this.statements = new StatementCache(this.connection);
     this.statements.install();
     return adapter;
   }

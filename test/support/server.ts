@@ -486,7 +486,7 @@ export class TestServer extends ApiClient {
   }
 
   /** The cast already in this server's database (a copy of the run's cast template). */
-  private async readCast(): Promise<Cast> {
+  async readCast(): Promise<Cast> {
     return this.services.db.read(async (db) => {
       const realm = await db.realm.findFirstOrThrow({ where: { stringId: '' } });
       this.subdomains.set(realm.id, '');
