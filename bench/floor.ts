@@ -5,7 +5,8 @@
 // client computes gravatars), and on a send looks up the linkifiers, the
 // topic's muting, who muted the sender and the alert words; it counts no rate
 // limit and validates nothing against the contract, so it stays below the
-// server's work by those two:
+// server's work by those two. Its log is checkpointed by the server's worker
+// thread (src/db/sqlite-checkpoints.ts), never inside a commit:
 //  - POST /api/v1/messages (a channel message, urlencoded form): checks the
 //    credentials, that the channel exists and the sender may post to it
 //    (its can_send_message group, through subgroups), renders the Markdown
@@ -24,6 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { renderMarkdown } from '../src/lib/markdown';
 import { compileLinkifier } from '../src/lib/markdown/linkifiers';
 import { containsAlertWord } from '../src/lib/users/alert-words';
+import { SqliteCheckpointer } from '../src/db/sqlite-checkpoints';
 import { parseDatabaseUrl } from '../src/db/url';
 
 /** The authenticated user, as the floors read them. */
@@ -186,6 +188,8 @@ export function floor(databaseUrl: string, baseUrl: string): Promise<number> {
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // As on the server, a worker thread checkpoints the log, not the commits.
+  void SqliteCheckpointer.start(target.file, db, () => undefined);
 
   const userByKey = db.prepare(
     'SELECT "id", "realmId", "emailLower", "email", "fullName", "isActive" FROM "User" WHERE "apiKey" = ?',
