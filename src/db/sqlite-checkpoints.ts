@@ -7,21 +7,30 @@
 // p99 from a send to its delivery.
 //
 // So the server's connection never checkpoints. A worker thread with a
-// connection of its own runs a PASSIVE checkpoint a few times a second: it
-// copies what every reader is done with and waits for no one, and the server's
-// reads and writes never wait for it. A PASSIVE checkpoint can fall short
-// only of frames a reader still needs, and the server's reads hold no snapshot
-// across an await (a transaction's snapshot is the latest commit), so each one
-// catches up with the log and the next commit starts it over. Should the
-// worker fail, the server's connection checkpoints for itself again.
+// connection of its own watches the log and, once 1,000 pages wait to be
+// copied (SQLite's own threshold, so that a page written often is copied as
+// seldom as before), runs a PASSIVE checkpoint: it copies what every reader is
+// done with and waits for no one, and the server's reads and writes never
+// wait for it. A PASSIVE checkpoint can fall short only of frames a reader
+// still needs, and the server's reads hold no snapshot across an await (a
+// transaction's snapshot is the latest commit), so each one catches up with
+// the log and the next commit starts it over. Should the worker fail, the
+// server's connection checkpoints for itself again.
+//
+// The worker learns how much of the log waits from the WAL-index header in
+// the `-shm` file, whose layout SQLite documents (walformat.html): the last
+// committed frame (`mxFrame`, at byte 16) and the last one copied
+// (`nBackfill`, at byte 96), in the machine's byte order. Reading those 100
+// bytes a few times a second costs next to nothing; a checkpoint of a log
+// with nothing to copy would still take its locks and read the index.
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 
-/** How often the worker checkpoints; the log holds at most this long's commits. */
-const INTERVAL_MS = 250;
+/** How often the worker looks at the log. */
+const WATCH_MS = 100;
 
-/** SQLite's own default, restored on the server's connection if the worker fails. */
-const AUTOCHECKPOINT_PAGES = 1000;
+/** Pages waiting in the log that make the worker checkpoint: SQLite's own default. */
+const CHECKPOINT_PAGES = 1000;
 
 /**
  * The log file is cut back to this size when it starts over, so that one burst
@@ -36,9 +45,23 @@ const LOG_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { closeSync, openSync, readSync } = require('node:fs');
+const { endianness } = require('node:os');
 const Driver = require(workerData.driver);
 const db = new Driver(workerData.file, { timeout: 0 });
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw();
+const header = Buffer.alloc(100);
+const read = endianness() === 'LE' ? 'readUInt32LE' : 'readUInt32BE';
+let index;
+const waiting = () => {
+  try {
+    index ??= openSync(workerData.file + '-shm', 'r');
+    if (readSync(index, header, 0, 100, 0) < 100) return 0;
+    return header[read](16) - header[read](96);
+  } catch {
+    return 0;
+  }
+};
 const run = (asked) => {
   try {
     const [busy, logged, copied] = checkpoint.get();
@@ -47,10 +70,13 @@ const run = (asked) => {
     parentPort.postMessage({ kind: 'failed', error: String(error) });
   }
 };
-const timer = setInterval(run, workerData.intervalMs, false);
+const timer = setInterval(() => {
+  if (waiting() >= workerData.pages) run(false);
+}, workerData.watchMs);
 parentPort.on('message', (message) => {
   if (message === 'now') return run(true);
   clearInterval(timer);
+  if (index !== undefined) closeSync(index);
   db.close();
   parentPort.close();
 });
@@ -95,7 +121,12 @@ export class SqliteCheckpointer {
     connection.pragma('wal_autocheckpoint = 0');
     this.worker = new Worker(workerSource, {
       eval: true,
-      workerData: { file, driver: require.resolve('better-sqlite3'), intervalMs: INTERVAL_MS },
+      workerData: {
+        file,
+        driver: require.resolve('better-sqlite3'),
+        watchMs: WATCH_MS,
+        pages: CHECKPOINT_PAGES,
+      },
     });
     // The worker never keeps the process alive on its own.
     this.worker.unref();
@@ -163,8 +194,7 @@ export class SqliteCheckpointer {
     if (this.failed) return;
     this.failed = error;
     this.warn('background checkpoints failed; the connection checkpoints for itself', { error });
-    if (this.connection.open)
-      this.connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    if (this.connection.open) this.connection.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
     void this.worker.terminate();
     const waiting = this.waiting;
     this.waiting = [];
