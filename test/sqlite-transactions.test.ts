@@ -3,6 +3,7 @@
 // when that transaction rolls back. The data layer serializes transactions
 // with other database work; this proves a write made during a failing
 // transaction survives it, and that reads never see uncommitted data.
+import Driver from 'better-sqlite3';
 import { TestServer, type Cast } from './support/server';
 import { waitFor } from './support/wait';
 
@@ -93,4 +94,107 @@ test('a read made while another transaction is open does not see its uncommitted
   const admin = res.body.realm_users.find((u: { user_id: number }) => u.user_id === cast.admin.id);
   expect(admin.full_name).toBe('Iago Admin');
   expect(await failing).toBeInstanceOf(Planned);
+});
+
+// A write's queries through the model API may make Prisma begin a transaction
+// of its own (a nested write). Inside a write, that one must be part of the
+// write's: committed with it, and rolled back with it.
+test('a nested write inside a write commits with it, and rolls back with it', async () => {
+  const nested = (step: string) => ({
+    where: { id: cast.member2.id },
+    data: { fullName: `Nested ${step}`, onboardingSteps: { create: { onboardingStep: step } } },
+  });
+  const failed = await server.services.db
+    .write(async (tx) => {
+      await tx.user.update(nested('rolled_back_step'));
+      throw new Planned('roll back');
+    })
+    .catch((error) => error);
+  expect(failed).toBeInstanceOf(Planned);
+  await server.services.db.write((tx) => tx.user.update(nested('kept_step')));
+
+  const user = await server.services.db.read((db) =>
+    db.user.findUniqueOrThrow({
+      where: { id: cast.member2.id },
+      include: { onboardingSteps: { where: { onboardingStep: { contains: '_step' } } } },
+    }),
+  );
+  expect(user.fullName).toBe('Nested kept_step');
+  expect(user.onboardingSteps.map((s) => s.onboardingStep)).toEqual(['kept_step']);
+});
+
+// On SQLite a failed statement ends no transaction, and the failed nested one
+// is undone alone; PostgreSQL aborts the whole transaction at the first error.
+const onSqlite = process.env.TEST_DATABASE === 'postgresql' ? test.skip : test;
+
+onSqlite(
+  'a failing nested write inside a write is undone alone, and the write goes on',
+  async () => {
+    const step = { userId: cast.member2.id, onboardingStep: 'duplicate_step' };
+    await server.services.db.write((tx) => tx.onboardingStep.create({ data: step }));
+    const name = await server.services.db.write(async (tx) => {
+      // The same step again: refused by the unique key, inside its own nested transaction.
+      const refused = await tx.user
+        .update({
+          where: { id: cast.member2.id },
+          data: {
+            fullName: 'Never Saved',
+            onboardingSteps: { create: { onboardingStep: step.onboardingStep } },
+          },
+        })
+        .catch((error: { code?: string }) => error.code);
+      expect(refused).toBe('P2002');
+      const user = await tx.user.update({
+        where: { id: cast.member2.id },
+        data: { fullName: 'Saved After' },
+      });
+      return user.fullName;
+    });
+    expect(name).toBe('Saved After');
+    const user = await server.services.db.read((db) =>
+      db.user.findUniqueOrThrow({ where: { id: cast.member2.id } }),
+    );
+    expect(user.fullName).toBe('Saved After');
+  },
+);
+
+test('a write that runs past its time limit is rolled back and fails', async () => {
+  const failed = await server.services.db
+    .write(
+      async (tx) => {
+        const started = performance.now();
+        await tx.user.update({ where: { id: cast.member2.id }, data: { timezone: 'Asia/Tokyo' } });
+        await waitFor('the write to run past its limit', () => performance.now() - started > 20);
+      },
+      { timeoutMs: 5 },
+    )
+    .catch((error) => error);
+  expect(failed).toMatchObject({ code: 'P2028' });
+  const user = await server.services.db.read((db) =>
+    db.user.findUniqueOrThrow({ where: { id: cast.member2.id } }),
+  );
+  expect(user.timezone).not.toBe('Asia/Tokyo');
+});
+
+onSqlite('a write blocked by another process holding the database is a 503 to retry', async () => {
+  const url = server.services.config.databaseUrl;
+  const other = new Driver(url.slice('file:'.length), { timeout: 0 });
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    // The server waits its busy timeout for the lock, then gives up.
+    const blocked = await server.call('PATCH', '/settings', {
+      as: cast.member,
+      params: { timezone: 'Europe/Oslo' },
+    });
+    expect(blocked.status).toBe(503);
+    expect(blocked.body).toMatchObject({ result: 'error', code: 'SERVICE_UNAVAILABLE' });
+    other.exec('ROLLBACK');
+  } finally {
+    other.close();
+  }
+  const res = await server.call('PATCH', '/settings', {
+    as: cast.member,
+    params: { timezone: 'Europe/Oslo' },
+  });
+  expect(res.status).toBe(200);
 });

@@ -157,28 +157,33 @@ export class Database {
     const callbacks: (() => void)[] = [];
     const started = performance.now();
     const { adapter, commitGuard } = this;
+    const timeoutMs = options.timeoutMs ?? this.transactionTimeoutMs;
     let guarded = false;
+    const body = async (tx: Db) => {
+      const result = await fn(tx, (cb) => callbacks.push(cb));
+      if (callbacks.length > 0 && commitGuard && !guarded) {
+        guarded = true;
+        await commitGuard.enter();
+      }
+      return result;
+    };
     const transaction = (entered: () => Statements | null) =>
       this.client.$transaction(
         async (tx) => {
           const statements = entered();
           if (statements) statementsOf.set(tx, { statements });
-          const result = await fn(tx, (cb) => callbacks.push(cb));
-          if (callbacks.length > 0 && commitGuard && !guarded) {
-            guarded = true;
-            await commitGuard.enter();
-          }
-          return result;
+          return body(tx);
         },
-        {
-          timeout: options.timeoutMs ?? this.transactionTimeoutMs,
-          maxWait: this.transactionTimeoutMs,
-        },
+        { timeout: timeoutMs, maxWait: this.transactionTimeoutMs },
       );
     let result: T;
     try {
       try {
-        const run = () => transaction(() => adapter?.statements ?? null);
+        const sqlite = adapter instanceof CachingSqliteAdapter ? adapter.transactions : null;
+        // On SQLite the client's own queries run inside the connection's transaction.
+        const run = sqlite
+          ? () => sqlite.run(() => body(this.client), timeoutMs)
+          : () => transaction(() => adapter?.statements ?? null);
         result = await (adapter instanceof CachingPgAdapter
           ? adapter.transaction(transaction)
           : this.lock

@@ -20,6 +20,7 @@
 // statement's column descriptions, read once, stay true.
 import type BetterSqlite3 from 'better-sqlite3';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { SqliteTransactions, type SqliteAdapter } from './sqlite-transactions';
 import {
   objectBuilder,
   STATEMENT_CACHE_SIZE,
@@ -154,13 +155,21 @@ export class CachingSqliteAdapter extends PrismaBetterSqlite3 {
   statements: StatementCache | null = null;
   /** The better-sqlite3 connection, once Prisma has connected. */
   connection: BetterSqlite3.Database | null = null;
+  /** The connection's write transactions, once Prisma has connected. */
+  transactions: SqliteTransactions | null = null;
 
   override async connect() {
     const adapter = await super.connect();
     // The adapter keeps its better-sqlite3 connection in a field it does not declare.
     this.connection = (adapter as unknown as { client: BetterSqlite3.Database }).client;
-    this.statements = new StatementCache(this.connection);
+    const connection = this.connection;
+    this.statements = new StatementCache(connection);
     this.statements.install();
+    this.transactions = new SqliteTransactions(
+      adapter as unknown as SqliteAdapter,
+      this.statements,
+      () => connection.inTransaction,
+    );
     return adapter;
   }
 }

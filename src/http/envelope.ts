@@ -59,6 +59,9 @@ export function unreachableDependency(error: unknown): 'database' | 'redis' | un
     if (POSTGRES_UNAVAILABLE.test(cause.originalCode ?? cause.code ?? '')) return 'database';
   }
   if (typeof code === 'string' && DATABASE_CONNECTION_CODES.has(code)) return 'database';
+  // SQLite's own: another process held the database past the busy timeout
+  // (raw statements and write transactions report it unwrapped).
+  if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return 'database';
   if (error.name === 'PrismaClientInitializationError') return 'database';
   // Raw queries' connection failures (db/pg-statements.ts), and PostgreSQL's own
   // refusals of a server stopping or starting, answered on a raw query.
