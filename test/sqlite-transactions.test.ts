@@ -4,6 +4,7 @@
 // with other database work; this proves a write made during a failing
 // transaction survives it, and that reads never see uncommitted data.
 import Driver from 'better-sqlite3';
+import { parseDatabaseUrl } from '../src/db/url';
 import { TestServer, type Cast } from './support/server';
 import { waitFor } from './support/wait';
 
@@ -177,8 +178,9 @@ test('a write that runs past its time limit is rolled back and fails', async () 
 });
 
 onSqlite('a write blocked by another process holding the database is a 503 to retry', async () => {
-  const url = server.services.config.databaseUrl;
-  const other = new Driver(url.slice('file:'.length), { timeout: 0 });
+  const target = parseDatabaseUrl(server.services.config.databaseUrl);
+  if (target.provider !== 'sqlite') throw new Error('this test runs on SQLite only');
+  const other = new Driver(target.file, { timeout: 0 });
   try {
     other.exec('BEGIN IMMEDIATE');
     // The server waits its busy timeout for the lock, then gives up.
