@@ -1,14 +1,16 @@
-// The fixed cost of a write on SQLite: `Database.write` around one UPDATE, in
-// a process of its own on a fresh migrated database, without HTTP. Each round
+// The fixed cost of a write: `Database.write` around one UPDATE, in a process
+// of its own on a fresh migrated database (SQLite, and with BENCH_POSTGRES_URL
+// a schema of its own on PostgreSQL, dropped at the end), without HTTP. Each round
 // runs BENCH_WRITES writes one after another (after as many of warm-up) and
 // takes the process's CPU time per write, worker threads included (SQLite's
 // checkpoints run in one). With BENCH_COMPARE_DIST naming the dist/bench
 // folder of another build, that build's data layer runs beside this one's in
 // a process of its own, the two taking turns BENCH_ROUNDS times, and this
-// build's CPU over the other's is printed, median (range). Not a pass/fail
-// test.
+// build's CPU over the other's is printed, median (range), for each database.
+// Not a pass/fail test.
 //   npm run bench:writes
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,9 +19,14 @@ import { alternately, ratios, withSpread } from './open-loop';
 const writes = Number(process.env.BENCH_WRITES || 2000);
 const rounds = Number(process.env.BENCH_ROUNDS || 5);
 const compareDir = process.env.BENCH_COMPARE_DIST || '';
+const postgresUrl = process.env.BENCH_POSTGRES_URL || '';
 
-/** In a child: loads the data layer of the build whose dist folder is `dist`, and runs rounds when asked. */
-async function child(dist: string): Promise<void> {
+/**
+ * In a child: loads the data layer of the build whose dist folder is `dist`,
+ * on a fresh SQLite file or, when `postgres` names a server, a fresh schema
+ * there, and runs rounds when asked.
+ */
+async function child(dist: string, postgres: string): Promise<void> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { migrate } = require(join(dist, 'src/db/migrate')) as typeof import('../src/db/migrate');
   const client = require(join(dist, 'src/db/client')) as typeof import('../src/db/client');
@@ -28,7 +35,10 @@ async function child(dist: string): Promise<void> {
   ) as typeof import('../generated/prisma/sqlite/client');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dir = mkdtempSync(join(tmpdir(), 'bench-writes-'));
-  const url = `file:${join(dir, 'chat.db')}`;
+  const schema = `bench_writes_${randomBytes(4).toString('hex')}`;
+  const url = postgres
+    ? `${postgres}${postgres.includes('?') ? '&' : '?'}schema=${schema}`
+    : `file:${join(dir, 'chat.db')}`;
   await migrate(url);
   const db = await client.openDatabase(url);
   await db.write((tx) =>
@@ -47,10 +57,15 @@ async function child(dist: string): Promise<void> {
   for (let i = 0; i < writes; i++) await write();
   process.on('message', (message) => {
     if (message !== 'round') {
-      void db.close().then(() => {
-        rmSync(dir, { recursive: true, force: true });
-        process.exit(0);
-      });
+      const dropped = postgres
+        ? db.client.$executeRawUnsafe(`DROP SCHEMA "${schema}" CASCADE`)
+        : Promise.resolve(0);
+      void dropped
+        .then(() => db.close())
+        .then(() => {
+          rmSync(dir, { recursive: true, force: true });
+          process.exit(0);
+        });
       return;
     }
     void (async () => {
@@ -64,8 +79,8 @@ async function child(dist: string): Promise<void> {
 }
 
 /** Starts a child on the build whose dist folder is `dist`; resolves once it is warm. */
-function start(dist: string): Promise<ChildProcess> {
-  const worker = fork(__filename, ['child', dist], { stdio: 'inherit' });
+function start(dist: string, postgres: string): Promise<ChildProcess> {
+  const worker = fork(__filename, ['child', dist, postgres], { stdio: 'inherit' });
   return new Promise((done, fail) => {
     worker.once('message', () => done(worker));
     worker.once('exit', (code) => fail(new Error(`the writer for ${dist} exited with ${code}`)));
@@ -80,14 +95,13 @@ function round(worker: ChildProcess): Promise<number> {
   });
 }
 
-async function main(): Promise<void> {
-  const dists = [resolve(__dirname, '..')];
-  if (compareDir) dists.push(resolve(compareDir, '..'));
+/** The writes of each build on one database, taking turns; prints CPU per write and the ratio. */
+async function series(name: string, postgres: string, dists: string[]): Promise<void> {
   const workers: ChildProcess[] = [];
   try {
-    for (const dist of dists) workers.push(await start(dist));
+    for (const dist of dists) workers.push(await start(dist, postgres));
     process.stdout.write(
-      `SQLite, Database.write around one UPDATE, ${writes} a round, ${rounds} rounds taking turns; CPU per write, median (range)\n`,
+      `${name}, Database.write around one UPDATE, ${writes} a round, ${rounds} rounds taking turns; CPU per write, median (range)\n`,
     );
     const results = await alternately(
       rounds,
@@ -98,14 +112,21 @@ async function main(): Promise<void> {
     );
     if (compareDir)
       process.stdout.write(
-        `SQLite write, this build over the compared one: ratio ${withSpread(ratios(results[0], results[1]))}\n`,
+        `${name} write, this build over the compared one: ratio ${withSpread(ratios(results[0], results[1]))}\n`,
       );
   } finally {
     for (const worker of workers) worker.send('stop');
   }
 }
 
-if (process.argv[2] === 'child') void child(process.argv[3]);
+async function main(): Promise<void> {
+  const dists = [resolve(__dirname, '..')];
+  if (compareDir) dists.push(resolve(compareDir, '..'));
+  await series('SQLite', '', dists);
+  if (postgresUrl) await series('PostgreSQL', postgresUrl, dists);
+}
+
+if (process.argv[2] === 'child') void child(process.argv[3], process.argv[4] ?? '');
 else
   main().catch((error) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);

@@ -7,6 +7,7 @@ import { PrismaClient as SqliteClient, Prisma } from '../../generated/prisma/sql
 import type { PrismaClient as PostgresClient } from '../../generated/prisma/postgres/client';
 import { ReadWriteLock } from './lock';
 import { CachingPgAdapter } from './pg-statements';
+import { PgTransactions } from './pg-transactions';
 import { SqliteCheckpointer } from './sqlite-checkpoints';
 import { CachingSqliteAdapter } from './sqlite-statements';
 import type { Statements } from './statements';
@@ -111,6 +112,8 @@ export class Database {
   killAfterCommit = false;
   /** Calls and time so far; plain sums, so that timing costs nothing per call but a clock read. */
   readonly timing: DatabaseTiming = { reads: 0, readMs: 0, writes: 0, writeMs: 0 };
+  /** On PostgreSQL, the write transactions begun on the pool's connections. */
+  private readonly pgTransactions: PgTransactions | null;
 
   constructor(
     /** The Prisma client; use `read` and `write` rather than this. */
@@ -126,6 +129,10 @@ export class Database {
   ) {
     this.lock = provider === 'sqlite' ? new ReadWriteLock() : null;
     if (adapter) statementsOf.set(client, adapter);
+    this.pgTransactions =
+      adapter instanceof CachingPgAdapter && pool
+        ? new PgTransactions(pool, adapter, (run, options) => client.$transaction(run, options))
+        : null;
   }
 
   /** Reads and writes waiting for the SQLite connection's lock (always 0 on PostgreSQL). */
@@ -167,28 +174,31 @@ export class Database {
       }
       return result;
     };
-    const transaction = (entered: () => Statements | null) =>
-      this.client.$transaction(
-        async (tx) => {
-          const statements = entered();
-          if (statements) statementsOf.set(tx, { statements });
-          return body(tx);
-        },
-        { timeout: timeoutMs, maxWait: this.transactionTimeoutMs },
-      );
     let result: T;
     try {
       try {
         const sqlite = adapter instanceof CachingSqliteAdapter ? adapter.transactions : null;
-        // On SQLite the client's own queries run inside the connection's transaction.
-        const run = sqlite
-          ? () => sqlite.run(() => body(this.client), timeoutMs)
-          : () => transaction(() => adapter?.statements ?? null);
-        result = await (adapter instanceof CachingPgAdapter
-          ? adapter.transaction(transaction)
-          : this.lock
-            ? this.lock.exclusive(run)
-            : run());
+        const postgres = this.pgTransactions;
+        if (sqlite) {
+          // On SQLite the client's own queries run inside the connection's transaction.
+          result = await this.lock!.exclusive(() => sqlite.run(() => body(this.client), timeoutMs));
+        } else if (postgres) {
+          result = await postgres.run(
+            (tx, statements) => {
+              statementsOf.set(tx, { statements });
+              return body(tx);
+            },
+            timeoutMs,
+            this.transactionTimeoutMs,
+          );
+        } else {
+          const run = () =>
+            this.client.$transaction(body, {
+              timeout: timeoutMs,
+              maxWait: this.transactionTimeoutMs,
+            });
+          result = await (this.lock ? this.lock.exclusive(run) : run());
+        }
       } finally {
         this.timing.writes += 1;
         this.timing.writeMs += performance.now() - started;

@@ -213,15 +213,24 @@ export class PgStatements implements Statements {
   }
 }
 
+/** The parts of Prisma's pg adapter (its queryable) that a transaction of ours borrows. */
+interface PgQueryable {
+  client: unknown;
+  performIO(query: unknown): Promise<unknown>;
+  startTransaction(isolationLevel?: string): Promise<unknown>;
+}
+
 /**
  * The pg adapter on a pool of our own, whose statements (`statements`) run
- * on that pool and on the connections of its transactions (`transaction`).
+ * on that pool and on the connections of write transactions (pg-transactions.ts).
  */
 export class CachingPgAdapter extends PrismaPg {
   readonly statements: PgStatements;
-  /** Where the transaction being begun puts its connection (see `transaction`). */
-  private expecting: { connection: PoolClient | null } | null = null;
-  /** Settles when the transaction begun last is running, or has failed to begin. */
+  /** The connected adapter, whose queries run on the pool. */
+  private queryable: PgQueryable | null = null;
+  /** The connection the Prisma transaction being begun is to run on (see `phantom`). */
+  private slot: { connection: PoolClient; taken: () => void } | null = null;
+  /** Settles when the Prisma transaction begun last has taken its connection. */
   private beginning: Promise<void> = Promise.resolve();
 
   constructor(pool: Pool, options?: ConstructorParameters<typeof PrismaPg>[1]) {
@@ -231,52 +240,68 @@ export class CachingPgAdapter extends PrismaPg {
 
   override async connect() {
     const adapter = await super.connect();
-    const start = adapter.startTransaction.bind(adapter);
-    adapter.startTransaction = async (isolationLevel) => {
-      const slot = this.expecting; // taken at the call, before any other can begin
-      const transaction = await start(isolationLevel);
-      // The adapter's transaction keeps its pool connection in `client`, and
-      // sends every query through `performIO` (both absent from its types).
-      const inner = transaction as unknown as {
-        client: PoolClient;
-        performIO: (query: unknown) => Promise<unknown>;
-      };
-      const connection = inner.client;
-      const performIO = inner.performIO.bind(transaction);
-      inner.performIO = (query) => inTurn(connection, () => performIO(query));
-      if (slot) slot.connection = connection;
-      return transaction;
+    const queryable = adapter as unknown as PgQueryable;
+    this.queryable = queryable;
+    const start = queryable.startTransaction.bind(adapter);
+    queryable.startTransaction = async (isolationLevel) => {
+      const slot = this.slot; // taken at the call, before any other can begin
+      this.slot = null;
+      if (!slot) return start(isolationLevel);
+      slot.taken();
+      return this.transactionOn(slot.connection);
     };
     return adapter;
   }
 
   /**
-   * Runs `begin`, which begins one Prisma transaction and calls `entered`
-   * first thing inside it: `entered` answers the statements of the
-   * transaction's connection. Prisma does not tell which connection a
-   * transaction took, so transactions begin one after the other, each once
-   * the one before is running (a BEGIN's round trip; they then run side by
-   * side): the connection the adapter hands out meanwhile is the one. An
-   * AsyncLocalStorage would tell it without the wait, but on Node 20 it puts
-   * a hook on every promise of the process.
+   * Runs `begin`, which begins one Prisma transaction: that one runs on
+   * `connection`, inside the transaction already open there, and sends no
+   * BEGIN, COMMIT or ROLLBACK of its own. Prisma does not say which call of
+   * the adapter's startTransaction is whose, so these begin one after the
+   * other, each once the one before has taken its connection. That call is
+   * this one's: Prisma begins a transaction of its own only for a write
+   * through the model API, and those run inside writes, whose Prisma
+   * transactions all begin here. An AsyncLocalStorage would tell it without
+   * the wait, but on Node 20 it puts a hook on every promise of the process.
    */
-  async transaction<T>(begin: (entered: () => Statements | null) => Promise<T>): Promise<T> {
+  async phantom<T>(connection: PoolClient, begin: () => Promise<T>): Promise<T> {
     const previous = this.beginning;
-    let begun!: () => void;
-    this.beginning = new Promise((resolve) => (begun = resolve));
+    let taken!: () => void;
+    this.beginning = new Promise((resolve) => (taken = resolve));
     await previous;
-    const slot: { connection: PoolClient | null } = { connection: null };
-    this.expecting = slot;
-    const entered = () => {
-      if (this.expecting === slot) this.expecting = null;
-      begun();
-      return slot.connection && this.statements.on(slot.connection);
+    const slot = { connection, taken };
+    this.slot = slot;
+    // A transaction that fails before taking the connection lets the next one begin.
+    const release = () => {
+      if (this.slot === slot) this.slot = null;
+      taken();
     };
-    try {
-      return await begin(entered);
-    } finally {
-      if (this.expecting === slot) this.expecting = null;
-      begun();
-    }
+    const run = begin();
+    run.then(release, release);
+    return run;
+  }
+
+  /** A transaction of Prisma's on `connection`: the adapter's queries, run there in turn. */
+  private transactionOn(connection: PoolClient) {
+    const queryable = this.queryable!;
+    const performIO = queryable.performIO;
+    const transaction = Object.create(queryable) as PgQueryable & Record<string, unknown>;
+    transaction.client = connection;
+    transaction.performIO = (query: unknown) =>
+      inTurn(connection, () => performIO.call(transaction, query));
+    // Prisma calls these in place of sending COMMIT or ROLLBACK; the write sends its own.
+    transaction.options = { usePhantomQuery: true };
+    transaction.commit = async () => undefined;
+    transaction.rollback = async () => undefined;
+    const run = (sql: string) =>
+      (transaction.executeRaw as (query: unknown) => Promise<number>)({
+        sql,
+        args: [],
+        argTypes: [],
+      });
+    transaction.createSavepoint = (name: string) => run(`SAVEPOINT ${name}`);
+    transaction.rollbackToSavepoint = (name: string) => run(`ROLLBACK TO SAVEPOINT ${name}`);
+    transaction.releaseSavepoint = (name: string) => run(`RELEASE SAVEPOINT ${name}`);
+    return transaction;
   }
 }
