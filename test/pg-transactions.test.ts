@@ -30,6 +30,10 @@ describeOnPostgres('write transactions on PostgreSQL', () => {
   });
   afterAll(() => server?.stop());
 
+  /** Sets a user's timezone with a raw statement, inside the write `tx` is. */
+  const setTimezone = (tx: Prisma.TransactionClient, userId: number, timezone: string) =>
+    executeRows(tx, Prisma.sql`UPDATE "User" SET "timezone" = ${timezone} WHERE "id" = ${userId}`);
+
   const timezoneOf = async (userId: number) =>
     (
       await server.services.db.read((db) =>
@@ -43,10 +47,7 @@ describeOnPostgres('write transactions on PostgreSQL', () => {
   test("a write of raw queries alone commits without a transaction of Prisma's", async () => {
     const before = begun;
     const pids = await server.services.db.write(async (tx) => {
-      await executeRows(
-        tx,
-        Prisma.sql`UPDATE "User" SET "timezone" = ${'Asia/Tokyo'} WHERE "id" = ${cast.member.id}`,
-      );
+      await setTimezone(tx, cast.member.id, 'Asia/Tokyo');
       return queryRows<{ pid: number; open: boolean }>(
         tx,
         Prisma.sql`SELECT pg_backend_pid() AS "pid", now() <> statement_timestamp() AS "open"`,
@@ -85,10 +86,7 @@ describeOnPostgres('write transactions on PostgreSQL', () => {
   test('a failing write rolls back its raw and model queries alike', async () => {
     const failed = await server.services.db
       .write(async (tx) => {
-        await executeRows(
-          tx,
-          Prisma.sql`UPDATE "User" SET "timezone" = ${'America/Lima'} WHERE "id" = ${cast.admin.id}`,
-        );
+        await setTimezone(tx, cast.admin.id, 'America/Lima');
         await tx.user.update({ where: { id: cast.admin.id }, data: { fullName: 'Never Kept' } });
         throw new Planned('roll back');
       })
@@ -104,10 +102,7 @@ describeOnPostgres('write transactions on PostgreSQL', () => {
   test('a model query the database refuses fails the write with its code, and leaves nothing', async () => {
     const failed = await server.services.db
       .write(async (tx) => {
-        await executeRows(
-          tx,
-          Prisma.sql`UPDATE "User" SET "timezone" = ${'Africa/Lagos'} WHERE "id" = ${cast.moderator.id}`,
-        );
+        await setTimezone(tx, cast.moderator.id, 'Africa/Lagos');
         // The owner's address, already taken: refused by the unique key.
         await tx.user.update({
           where: { id: cast.moderator.id },
