@@ -41,6 +41,7 @@ import {
   startServer,
   stopped,
   subscribeAll,
+  withSchema,
   type BenchUser,
   type Started,
 } from './load';
@@ -375,7 +376,7 @@ async function onPostgres<T>(
   withRedis = false,
 ): Promise<T> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+  const databaseUrl = withSchema(postgresUrl, schema);
   const env: Record<string, string> = { BENCH_DATABASE_URL: databaseUrl };
   if (withRedis)
     Object.assign(env, {

@@ -45,6 +45,7 @@ import {
   stopped,
   subscribeAll,
   summary,
+  withSchema,
   type BenchUser,
   type Started,
 } from './load';
@@ -498,7 +499,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+  const databaseUrl = withSchema(postgresUrl, schema);
   const env = {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `${schema}:`,

@@ -20,7 +20,15 @@
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { Client } from 'pg';
-import { call, sleep, startServer, subscribeAll, type BenchUser, type Started } from './load';
+import {
+  call,
+  sleep,
+  startServer,
+  subscribeAll,
+  withSchema,
+  type BenchUser,
+  type Started,
+} from './load';
 import {
   alternately,
   figure,
@@ -198,7 +206,7 @@ async function main(): Promise<void> {
   const figures = await series('', {});
   if (postgresUrl) {
     const schema = `bench_${randomBytes(4).toString('hex')}`;
-    const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+    const databaseUrl = withSchema(postgresUrl, schema);
     try {
       figures.push(...(await series(', PostgreSQL', { BENCH_DATABASE_URL: databaseUrl })));
     } finally {

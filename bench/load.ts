@@ -112,6 +112,11 @@ export async function addUsers(server: Started, count: number): Promise<BenchUse
   return reply.users;
 }
 
+/** `url` (a PostgreSQL server) with `?schema=NAME` (or `&schema=`) added: the benchmark's own schema there. */
+export function withSchema(url: string, schema: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`;
+}
+
 /** HTTP basic credentials for `user`. */
 export function basicAuth(user: Pick<BenchUser, 'email' | 'apiKey'>): string {
   return `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString('base64')}`;

@@ -13,7 +13,7 @@
 //   npm run bench:users-me
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { basicAuth, startServer, type BenchUser, type Started } from './load';
+import { basicAuth, startServer, withSchema, type BenchUser, type Started } from './load';
 import {
   alternately,
   figure,
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       { name: 'this server, SQLite', run: () => cpuPerRequest(sqlite, owner) },
     ];
     if (postgresUrl) {
-      const databaseUrl = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}`;
+      const databaseUrl = withSchema(postgresUrl, schema);
       const postgres = await startServer('chat', { BENCH_DATABASE_URL: databaseUrl });
       started.push(postgres);
       servers.push({
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
         run: () => cpuPerRequest(other, other.info as BenchUser),
       });
       if (postgresUrl) {
-        const url = `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}_compared`;
+        const url = withSchema(postgresUrl, `${schema}_compared`);
         const otherPostgres = await startServer('chat', { BENCH_DATABASE_URL: url }, compareDir);
         started.push(otherPostgres);
         servers.push({

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withSchema } from './load';
 import { alternately, ratios, withSpread } from './open-loop';
 
 const writes = Number(process.env.BENCH_WRITES || 2000);
@@ -36,9 +37,7 @@ async function child(dist: string, postgres: string): Promise<void> {
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dir = mkdtempSync(join(tmpdir(), 'bench-writes-'));
   const schema = `bench_writes_${randomBytes(4).toString('hex')}`;
-  const url = postgres
-    ? `${postgres}${postgres.includes('?') ? '&' : '?'}schema=${schema}`
-    : `file:${join(dir, 'chat.db')}`;
+  const url = postgres ? withSchema(postgres, schema) : `file:${join(dir, 'chat.db')}`;
   await migrate(url);
   const db = await client.openDatabase(url);
   await db.write((tx) =>

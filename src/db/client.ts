@@ -192,12 +192,8 @@ export class Database {
             this.transactionTimeoutMs,
           );
         } else {
-          const run = () =>
-            this.client.$transaction(body, {
-              timeout: timeoutMs,
-              maxWait: this.transactionTimeoutMs,
-            });
-          result = await (this.lock ? this.lock.exclusive(run) : run());
+          // openDatabase always gives one of the two adapters.
+          throw new Error('the database has no adapter to begin transactions on');
         }
       } finally {
         this.timing.writes += 1;
